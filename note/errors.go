@@ -1,0 +1,47 @@
+package note
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalid is matched (errors.Is) by every *ParseError.
+var ErrInvalid = errors.New("invalid note")
+
+// Rule names the rule a note broke. They are stable identifiers: gates, the CLI and
+// MCP clients branch on them.
+type Rule string
+
+const (
+	RuleInvalidUTF8    Rule = "invalid-utf8"
+	RuleUnterminated   Rule = "frontmatter-unterminated"
+	RuleTooLarge       Rule = "frontmatter-too-large"
+	RuleYAMLSyntax     Rule = "yaml-syntax"
+	RuleNotMapping     Rule = "frontmatter-not-mapping"
+	RuleDuplicateKey   Rule = "yaml-duplicate-key"
+	RuleYAMLAlias      Rule = "yaml-alias"
+	RuleInvalidEdges   Rule = "edges-invalid"
+	RuleInvalidTags    Rule = "tags-invalid"
+	RuleInvalidAliases Rule = "aliases-invalid"
+)
+
+// MaxFrontmatter is the largest frontmatter block (delimiters included) Parse accepts.
+const MaxFrontmatter = 16 << 10
+
+// ParseError says which rule a note broke and where.
+type ParseError struct {
+	Path Path
+	Line int // 1-based line in the note; 0 when not known
+	Rule Rule
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.Path, e.Line, e.Rule, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Path, e.Rule, e.Msg)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true for every ParseError.
+func (e *ParseError) Is(target error) bool { return target == ErrInvalid }
