@@ -1,0 +1,519 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// request is one unit of work for the committer goroutine.
+type request struct {
+	ctx context.Context
+	tx  *Tx
+	// external marks a commit of edits already in the working tree: no gate, and the
+	// working tree is not rewritten.
+	external bool
+	// fn, when set, runs alone with the committer's lock held (gc).
+	fn    func() error
+	reply chan reply
+}
+
+type reply struct {
+	res *Result
+	err error
+}
+
+// staged is a transaction turned into objects, waiting for the batch to be synced.
+type staged struct {
+	req    *request
+	res    *Result
+	snap   *snapshot
+	commit Commit
+	files  []wtChange
+}
+
+// wtChange is what the working tree must do for one path after the commit lands.
+type wtChange struct {
+	path    string
+	content []byte // nil: remove
+	id      hash
+	mode    uint32
+}
+
+// Apply turns a transaction into exactly one commit and returns what changed. A dry
+// run checks everything and writes nothing. Errors match ErrConflict (with a
+// *ConflictError), ErrRejected (wrapping the gate's error), ErrNotFound, ErrInvalid
+// or ErrClosed; on any error nothing was written.
+func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
+	if tx.DryRun {
+		st, err := v.stage(ctx, v.snap.Load(), &tx, false, true)
+		if st == nil {
+			return nil, err
+		}
+		return st.res, err
+	}
+	return v.submit(ctx, &request{tx: &tx})
+}
+
+func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
+	r.ctx = ctx
+	r.reply = make(chan reply, 1)
+	select {
+	case <-v.closing:
+		return nil, ErrClosed
+	default:
+	}
+	select {
+	case v.reqs <- r:
+	case <-v.closing:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// Once queued, the committer always answers (it drains the queue on close), so
+	// waiting here never loses an acknowledgement of a write that landed.
+	rep := <-r.reply
+	return rep.res, rep.err
+}
+
+// run is the committer: the only goroutine that writes objects, refs, the working
+// tree and git's index. It takes every request queued at the moment (group commit),
+// stages each as its own commit on top of the previous one, makes them all durable
+// with one sync, moves the branch once, and then acknowledges each.
+func (v *Vault) run() {
+	defer close(v.done)
+	for {
+		var first *request
+		select {
+		case first = <-v.reqs:
+		case <-v.closing:
+			// Finish what is queued, then stop.
+			for {
+				select {
+				case r := <-v.reqs:
+					v.process([]*request{r})
+				default:
+					return
+				}
+			}
+		}
+		batch := []*request{first}
+	drain:
+		for len(batch) < v.opts.MaxBatch {
+			select {
+			case r := <-v.reqs:
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		v.process(batch)
+	}
+}
+
+func (v *Vault) process(batch []*request) {
+	var group []*request
+	for _, r := range batch {
+		if r.fn != nil {
+			v.commitGroup(group)
+			group = nil
+			r.reply <- reply{err: r.fn()}
+			continue
+		}
+		group = append(group, r)
+	}
+	v.commitGroup(group)
+}
+
+func (v *Vault) commitGroup(group []*request) {
+	if len(group) == 0 {
+		return
+	}
+	base := v.snap.Load()
+	cur := base
+	var done []*staged
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.reply <- reply{err: err}
+			continue
+		}
+		st, err := v.stage(r.ctx, cur, r.tx, r.external, false)
+		if err != nil {
+			r.reply <- reply{err: err}
+			continue
+		}
+		st.req = r
+		done = append(done, st)
+		cur = st.snap
+	}
+	if len(done) == 0 {
+		return
+	}
+	fail := func(err error) {
+		for _, st := range done {
+			st.req.reply <- reply{err: err}
+		}
+	}
+	if err := syncObjects(v.objs.dir); err != nil {
+		fail(err)
+		return
+	}
+	if err := casRef(v.gitDir, v.branch, base.commit, cur.commit); err != nil {
+		if errors.Is(err, errBranchMoved) {
+			// Someone else (the git CLI, another process) moved the branch: start
+			// again from where it is now; every staged write is a retryable conflict.
+			if lerr := v.loadHead(); lerr != nil {
+				v.log.Error("reload head", "err", lerr)
+			}
+			err = &ConflictError{Reason: "the branch moved underneath this write (another process committed); re-read and retry"}
+		}
+		fail(err)
+		return
+	}
+	v.snap.Store(cur)
+	v.syncWorktree(done)
+	commits := make([]Commit, len(done))
+	for i, st := range done {
+		commits[i] = st.commit
+	}
+	if v.opts.OnCommit != nil {
+		v.opts.OnCommit(commits)
+	}
+	for _, st := range done {
+		st.req.reply <- reply{res: st.res}
+	}
+}
+
+// stage checks a transaction against snapshot base and, unless dry, writes its
+// objects (unsynced) and returns the snapshot after it. For a dry run the returned
+// staged carries the result even when the gate rejects (err is then the rejection).
+func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external, dry bool) (*staged, error) {
+	if err := v.validateTx(tx, external); err != nil {
+		return nil, err
+	}
+	root := base.root
+	res := &Result{DryRun: dry}
+	if !base.commit.isZero() {
+		res.Parent = CommitID(base.commit.String())
+	}
+	prop := &Proposal{Author: tx.Author, Roles: tx.Roles, Op: tx.Op, IsSymlink: v.isSymlink(base)}
+	var files []wtChange
+	var blobs [][]byte
+	for _, c := range tx.Changes {
+		p := string(c.Path)
+		cur := root.lookup(p)
+		if cur != nil && cur.isDir() {
+			return nil, invalidf("%s is a folder, not a note", p)
+		}
+		if cur != nil && cur.mode != modeFile && cur.mode != modeExec {
+			return nil, invalidf("%s is not a regular file (mode %o)", p, cur.mode)
+		}
+		curRev := Revision("")
+		if cur != nil {
+			curRev = Revision(cur.id.String())
+		}
+		pc := ProposedChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
+		fc := FileChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
+		var content []byte
+		mode := modeFile
+		switch c.Kind {
+		case Put:
+			if c.ExpectedRevision != curRev {
+				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: conflictHint(c.ExpectedRevision, curRev)}
+			}
+			content = c.Content
+			if cur != nil {
+				mode = cur.mode
+			}
+		case Archive:
+			if cur == nil {
+				return nil, notFoundf("%s does not exist at HEAD", p)
+			}
+			if c.ExpectedRevision != "" && c.ExpectedRevision != curRev {
+				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: "the note changed since you read it; re-read and retry"}
+			}
+		case Restore:
+			if cur != nil {
+				return nil, &ConflictError{Path: c.Path, Current: curRev, Reason: "restore never overwrites: archive or move the current note first"}
+			}
+			b, err := v.restoreSource(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			content = b
+		case Move:
+			from := root.lookup(string(c.From))
+			if from == nil || from.isDir() {
+				return nil, notFoundf("%s does not exist at HEAD", c.From)
+			}
+			fromRev := Revision(from.id.String())
+			if c.ExpectedRevision != "" && c.ExpectedRevision != fromRev {
+				return nil, &ConflictError{Path: c.From, Expected: c.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
+			}
+			if cur != nil {
+				return nil, &ConflictError{Path: c.Path, Current: curRev, Reason: "the destination exists; a move never overwrites"}
+			}
+			old, err := v.objs.readTyped(from.id, "blob")
+			if err != nil {
+				return nil, fmt.Errorf("move %s: %w", c.From, err)
+			}
+			pc.Old, pc.OldRevision, fc.OldRevision = old, fromRev, fromRev
+			content = old
+			if c.Content != nil {
+				content = c.Content
+			}
+			mode = from.mode
+		}
+		if cur != nil && c.Kind != Move && v.opts.Gate != nil && !external {
+			old, err := v.objs.readTyped(cur.id, "blob")
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", c.Kind, p, err)
+			}
+			pc.Old = old
+		}
+		if content != nil && len(content) > v.opts.MaxNoteBytes && !external {
+			return nil, invalidf("%s is %d bytes, over the limit of %d", p, len(content), v.opts.MaxNoteBytes)
+		}
+		var err error
+		if c.Kind == Move {
+			if root, err = root.with(string(c.From), nil); err != nil {
+				return nil, err
+			}
+			files = append(files, wtChange{path: string(c.From)})
+		}
+		if content == nil && c.Kind != Archive {
+			content = []byte{} // an empty note is still a note
+		}
+		var leaf *node
+		if c.Kind != Archive {
+			id := objectID("blob", content)
+			leaf = &node{mode: mode, id: id}
+			fc.Revision = Revision(id.String())
+			pc.New = content
+			blobs = append(blobs, content)
+		}
+		if root, err = root.with(p, leaf); err != nil {
+			return nil, err
+		}
+		wc := wtChange{path: p, content: content, mode: mode}
+		if leaf != nil {
+			wc.id = leaf.id
+		}
+		files = append(files, wc)
+		prop.Changes = append(prop.Changes, pc)
+		res.Changes = append(res.Changes, fc)
+	}
+	var gateErr error
+	if v.opts.Gate != nil && !external {
+		if err := v.opts.Gate(ctx, prop); err != nil {
+			gateErr = fmt.Errorf("%w: %w", ErrRejected, err)
+		}
+	}
+	if dry {
+		return &staged{res: res}, gateErr
+	}
+	if gateErr != nil {
+		return nil, gateErr
+	}
+	for _, b := range blobs {
+		if _, err := v.objs.write("blob", b); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.writeTrees(root); err != nil {
+		return nil, err
+	}
+	now := v.opts.Now()
+	co := &commitObj{tree: root.id, author: v.authorOf(tx), committer: v.opts.Committer, when: now, message: v.message(tx)}
+	if !base.commit.isZero() {
+		co.parents = []hash{base.commit}
+	}
+	cid, err := v.objs.write("commit", encodeCommit(co, now))
+	if err != nil {
+		return nil, err
+	}
+	res.Commit = CommitID(cid.String())
+	return &staged{res: res, snap: &snapshot{commit: cid, root: root}, commit: toCommit(cid, co), files: files}, nil
+}
+
+func conflictHint(expected, current Revision) string {
+	switch {
+	case expected == "" && current != "":
+		return "the note exists; pass its current revision as expected_revision to update it (no blind overwrite)"
+	case expected != "" && current == "":
+		return "the note does not exist (archived or moved?); create it without expected_revision"
+	default:
+		return "the note changed since you read it; re-read, merge, retry"
+	}
+}
+
+// writeTrees writes the tree object of every folder staged since the last commit
+// (those have a zero id), children first.
+func (v *Vault) writeTrees(n *node) error {
+	if !n.id.isZero() {
+		return nil
+	}
+	for _, k := range n.kids {
+		if k.isDir() {
+			if err := v.writeTrees(k); err != nil {
+				return err
+			}
+		}
+	}
+	var buf bytes.Buffer
+	id, err := v.objs.write("tree", encodeTree(n, &buf))
+	if err != nil {
+		return err
+	}
+	n.id = id
+	return nil
+}
+
+func (v *Vault) authorOf(tx *Tx) Author {
+	a := tx.Author
+	if a.Email == "" {
+		a.Email = strings.ToLower(strings.Join(strings.Fields(a.Name), "-")) + "@norn.invalid"
+	}
+	return a
+}
+
+func (v *Vault) message(tx *Tx) string {
+	subject := strings.TrimSpace(tx.Message)
+	if subject == "" {
+		var paths []string
+		for _, c := range tx.Changes {
+			p := string(c.Path)
+			if c.Kind == Move {
+				p = string(c.From) + " -> " + p
+			}
+			paths = append(paths, p)
+		}
+		subject = string(tx.Op) + " " + strings.Join(paths, ", ")
+		if len(subject) > 200 {
+			subject = fmt.Sprintf("%s %d notes", tx.Op, len(tx.Changes))
+		}
+	}
+	trailers := [][2]string{{trailerOp, string(tx.Op)}, {trailerReason, string(tx.Reason)}}
+	if len(tx.Changes) > 1 {
+		trailers = append(trailers, [2]string{trailerTxn, randHex(8)})
+	}
+	return buildMessage(subject, trailers)
+}
+
+func (v *Vault) validateTx(tx *Tx, external bool) error {
+	if len(tx.Changes) == 0 {
+		return invalidf("a transaction needs at least one change")
+	}
+	if tx.Op == "" {
+		return invalidf("a transaction needs an op")
+	}
+	if err := validIdentity(tx.Author); err != nil {
+		return err
+	}
+	seen := map[note.Path]bool{}
+	for _, c := range tx.Changes {
+		if err := ValidPath(string(c.Path)); err != nil {
+			return err
+		}
+		if seen[c.Path] {
+			return invalidf("%s appears twice in one transaction", c.Path)
+		}
+		seen[c.Path] = true
+		switch c.Kind {
+		case Put, Restore:
+		case Archive:
+			if !tx.Reason.Valid() && !external {
+				return invalidf("archiving %s needs a reason: archived, superseded or retracted", c.Path)
+			}
+		case Move:
+			if err := ValidPath(string(c.From)); err != nil {
+				return err
+			}
+			if c.From == c.Path {
+				return invalidf("move %s onto itself", c.Path)
+			}
+			if seen[c.From] {
+				return invalidf("%s appears twice in one transaction", c.From)
+			}
+			seen[c.From] = true
+		default:
+			return invalidf("unknown change kind %q", c.Kind)
+		}
+		if !external {
+			if err := v.checkNoSymlink(string(c.Path)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ValidPath checks the path rules repo enforces on every write whatever the gates
+// say: relative, slash-separated, clean, valid UTF-8, nothing inside .git.
+func ValidPath(p string) error {
+	switch {
+	case p == "":
+		return invalidf("empty path")
+	case len(p) > 4096:
+		return invalidf("path is %d bytes long (limit 4096)", len(p))
+	case !utf8.ValidString(p):
+		return invalidf("path %q is not valid UTF-8", p)
+	case strings.HasPrefix(p, "/"):
+		return invalidf("path %q is absolute; give it relative to the vault", p)
+	case strings.ContainsAny(p, "\\\x00"):
+		return invalidf("path %q contains a backslash or NUL", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch {
+		case part == "":
+			return invalidf("path %q has an empty component", p)
+		case part == "." || part == "..":
+			return invalidf("path %q has a %q component", p, part)
+		case strings.EqualFold(part, ".git"):
+			return invalidf("path %q is inside .git", p)
+		}
+		for _, r := range part {
+			if r < 0x20 || r == 0x7f {
+				return invalidf("path %q contains a control character", p)
+			}
+		}
+	}
+	return nil
+}
+
+// checkNoSymlink refuses a path any of whose prefixes is a symlink in the working
+// tree: writing through it could land outside the vault or on another note.
+func (v *Vault) checkNoSymlink(p string) error {
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		fi, err := v.wt.Lstat(p[:i])
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return invalidf("%s goes through a symlink (%s)", p, p[:i])
+		}
+	}
+	return nil
+}
+
+func (v *Vault) isSymlink(base *snapshot) func(string) bool {
+	return func(p string) bool {
+		if n := base.root.lookup(p); n != nil && n.mode == modeSymlink {
+			return true
+		}
+		fi, err := v.wt.Lstat(p)
+		return err == nil && fi.Mode()&fs.ModeSymlink != 0
+	}
+}

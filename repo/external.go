@@ -1,0 +1,133 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// builtinIgnores are never committed as external edits: editor state that changes
+// all the time and is no one's knowledge.
+var builtinIgnores = []string{
+	".DS_Store", "Thumbs.db", ".trash/", ".obsidian/workspace.json",
+	".obsidian/workspace-mobile.json", ".obsidian/cache", "*.swp", "*~", tmpPrefix + "*",
+}
+
+// Changes compares the working tree with HEAD and returns the edits a person made
+// there: modified and new files as Put changes (ExpectedRevision = HEAD's), removed
+// ones as Archive. Files ignored by .gitignore (and editor state) are skipped.
+func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
+	snap := v.snap.Load()
+	v.idxMu.Lock()
+	idx := append([]idxEntry(nil), v.idx.entries...)
+	written := v.idx.written
+	v.idxMu.Unlock()
+	byName := make(map[string]*idxEntry, len(idx))
+	for i := range idx {
+		byName[idx[i].name] = &idx[i]
+	}
+	patterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
+	for _, p := range builtinIgnores {
+		patterns = append(patterns, gitignore.ParsePattern(p, nil))
+	}
+	ignore := gitignore.NewMatcher(patterns)
+
+	var out []Change
+	seen := map[string]bool{}
+	err := fs.WalkDir(v.wt.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // vanished while walking
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() {
+			if p == ".git" || ignore.Match(strings.Split(p, "/"), true) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || ignore.Match(strings.Split(p, "/"), false) {
+			return nil
+		}
+		if ValidPath(p) != nil {
+			v.log.Warn("skip file with an unusable name", "path", p)
+			return nil
+		}
+		seen[p] = true
+		head := snap.root.lookup(p)
+		if e := byName[p]; e != nil && head != nil && e.id == head.id {
+			fi, err := d.Info()
+			if err == nil && statMatches(e, fi) && fi.ModTime().Before(written.Add(-time.Second)) {
+				return nil // stat-clean, and not racily so
+			}
+		}
+		data, err := v.wt.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		id := objectID("blob", data)
+		if head != nil && head.id == id {
+			return nil
+		}
+		c := Change{Kind: Put, Path: note.Path(p), Content: data}
+		if head != nil {
+			c.ExpectedRevision = Revision(head.id.String())
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan working tree: %w", err)
+	}
+	walkFiles(snap.root, "", func(p string, n *node) {
+		if seen[p] || (n.mode != modeFile && n.mode != modeExec) {
+			return
+		}
+		if ignore.Match(strings.Split(p, "/"), false) && exists(v.dir+"/"+p) {
+			return
+		}
+		out = append(out, Change{Kind: Archive, Path: note.Path(p), ExpectedRevision: Revision(n.id.String())})
+	})
+	return out, nil
+}
+
+// CommitExternal commits the edits a person made in the working tree as one commit
+// (Norn-Op: external, or op when given, authored by the vault owner). It returns nil
+// and no error when there is nothing to commit. A note Norn changed meanwhile is a
+// conflict; call it again.
+func (v *Vault) CommitExternal(ctx context.Context, op Op, message string) (*Result, error) {
+	changes, err := v.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	if op == "" {
+		op = OpExternal
+	}
+	if message == "" {
+		message = fmt.Sprintf("%s: %d file(s) changed in the working tree", op, len(changes))
+		if len(changes) == 1 {
+			message = fmt.Sprintf("%s %s", op, changes[0].Path)
+		}
+	}
+	tx := &Tx{Author: v.opts.Owner, Roles: []string{"owner"}, Op: op, Message: message, Changes: changes}
+	return v.submit(ctx, &request{tx: tx, external: true})
+}
+

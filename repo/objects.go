@@ -1,0 +1,219 @@
+package repo
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// objectStore reads and writes git objects. Loose objects are read and written
+// directly (so readers need no lock and writers control compression and fsync);
+// packed objects are read through go-git, which is not safe for concurrent use and
+// so sits behind a mutex.
+type objectStore struct {
+	dir string // .git/objects
+
+	mu  sync.Mutex
+	git *filesystem.Storage
+
+	zw sync.Pool // *zlib.Writer
+}
+
+func newObjectStore(gitDir string) *objectStore {
+	s := &objectStore{dir: filepath.Join(gitDir, "objects")}
+	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
+	return s
+}
+
+// reload makes go-git see packs written since it was opened (after gc).
+func (s *objectStore) reload(gitDir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.git.Close()
+	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
+}
+
+func (s *objectStore) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.git.Close()
+}
+
+func objectID(typ string, data []byte) hash {
+	h := sha1.New()
+	h.Write([]byte(typ))
+	h.Write([]byte{' '})
+	h.Write([]byte(strconv.Itoa(len(data))))
+	h.Write([]byte{0})
+	h.Write(data)
+	var id hash
+	h.Sum(id[:0])
+	return id
+}
+
+func (s *objectStore) loosePath(id hash) string {
+	x := id.String()
+	return filepath.Join(s.dir, x[:2], x[2:])
+}
+
+// write stores an object as a loose object unless it already exists, and returns
+// its id. The file is renamed into place but not fsynced: the committer syncs every
+// object of a batch at once before it moves the branch.
+func (s *objectStore) write(typ string, data []byte) (hash, error) {
+	id := objectID(typ, data)
+	final := s.loosePath(id)
+	if _, err := os.Lstat(final); err == nil {
+		return id, nil
+	}
+	if s.hasPacked(id) {
+		return id, nil
+	}
+	dir := filepath.Dir(final)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return id, fmt.Errorf("write object: %w", err)
+	}
+	var buf bytes.Buffer
+	zw, _ := s.zw.Get().(*zlib.Writer)
+	if zw == nil {
+		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	} else {
+		zw.Reset(&buf)
+	}
+	fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		return id, fmt.Errorf("write object: %w", err)
+	}
+	s.zw.Put(zw)
+	tmp := filepath.Join(dir, "tmp_obj_"+randHex(6))
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o444); err != nil {
+		return id, fmt.Errorf("write object: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return id, fmt.Errorf("write object: %w", err)
+	}
+	return id, nil
+}
+
+func (s *objectStore) hasPacked(id hash) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.git.HasEncodedObject(plumbing.Hash(id)) == nil
+}
+
+// read returns an object's type and body.
+func (s *objectStore) read(id hash) (string, []byte, error) {
+	f, err := os.Open(s.loosePath(id))
+	if err == nil {
+		defer f.Close()
+		return readLoose(f, id)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	obj, err := s.git.EncodedObject(plumbing.AnyObject, plumbing.Hash(id))
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return "", nil, notFoundf("object %s", id)
+		}
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	return obj.Type().String(), data, nil
+}
+
+func readLoose(f *os.File, id hash) (string, []byte, error) {
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	defer zr.Close()
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	nul := bytes.IndexByte(raw, 0)
+	sp := bytes.IndexByte(raw, ' ')
+	if nul < 0 || sp < 0 || sp > nul {
+		return "", nil, fmt.Errorf("read object %s: bad header", id)
+	}
+	typ := string(raw[:sp])
+	n, err := strconv.Atoi(string(raw[sp+1 : nul]))
+	if err != nil || n != len(raw)-nul-1 {
+		return "", nil, fmt.Errorf("read object %s: bad size", id)
+	}
+	return typ, raw[nul+1:], nil
+}
+
+// readTyped reads an object and checks its type.
+func (s *objectStore) readTyped(id hash, want string) ([]byte, error) {
+	typ, data, err := s.read(id)
+	if err != nil {
+		return nil, err
+	}
+	if typ != want {
+		return nil, fmt.Errorf("%w: object %s is a %s, not a %s", ErrInvalid, id, typ, want)
+	}
+	return data, nil
+}
+
+// loadTree reads the whole tree rooted at id into memory.
+func (s *objectStore) loadTree(id hash) (*node, error) {
+	root := &node{mode: modeDir, id: id}
+	if err := s.fill(root); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+func (s *objectStore) fill(n *node) error {
+	data, err := s.readTyped(n.id, "tree")
+	if err != nil {
+		return err
+	}
+	kids, err := decodeTree(data)
+	if err != nil {
+		return fmt.Errorf("tree %s: %w", n.id, err)
+	}
+	n.kids = kids
+	for _, k := range kids {
+		if k.isDir() {
+			if err := s.fill(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,256 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// hash is a git object id (SHA-1).
+type hash [20]byte
+
+var zeroHash hash
+
+func (h hash) String() string { return hex.EncodeToString(h[:]) }
+
+func (h hash) isZero() bool { return h == zeroHash }
+
+func parseHash(s string) (hash, bool) {
+	var h hash
+	if len(s) != 40 {
+		return h, false
+	}
+	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+		return h, false
+	}
+	return h, true
+}
+
+// Git file modes as they appear in tree objects.
+const (
+	modeFile    uint32 = 0o100644
+	modeExec    uint32 = 0o100755
+	modeSymlink uint32 = 0o120000
+	modeDir     uint32 = 0o040000
+	modeGitlink uint32 = 0o160000
+)
+
+// node is one entry of the in-memory copy of a tree. Published nodes are immutable:
+// a write copies the nodes on its path (path copying), so a snapshot a reader holds
+// never changes under it.
+type node struct {
+	name string
+	mode uint32
+	// id is the blob id, or for a folder the tree id (zero while dirty).
+	id   hash
+	kids []*node // folder entries in git order; nil for files
+}
+
+func (n *node) isDir() bool { return n.mode == modeDir }
+
+// gitCompare orders tree entries the way git does: by name, with a folder's name
+// compared as if it ended in '/'.
+func gitCompare(aName string, aDir bool, bName string, bDir bool) int {
+	n := min(len(aName), len(bName))
+	if c := strings.Compare(aName[:n], bName[:n]); c != 0 {
+		return c
+	}
+	ac, bc := byte(0), byte(0)
+	if len(aName) > n {
+		ac = aName[n]
+	} else if aDir {
+		ac = '/'
+	}
+	if len(bName) > n {
+		bc = bName[n]
+	} else if bDir {
+		bc = '/'
+	}
+	switch {
+	case ac < bc:
+		return -1
+	case ac > bc:
+		return 1
+	}
+	// Same bytes so far and both ended (or both continued with an equal byte, which
+	// cannot happen here): compare lengths.
+	return len(aName) - len(bName)
+}
+
+// child returns the index of the entry called name, or -1.
+func (n *node) child(name string) int {
+	for _, dir := range [2]bool{false, true} {
+		i := sort.Search(len(n.kids), func(i int) bool {
+			k := n.kids[i]
+			return gitCompare(k.name, k.isDir(), name, dir) >= 0
+		})
+		if i < len(n.kids) && n.kids[i].name == name && n.kids[i].isDir() == dir {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup finds the node at a slash-separated path ("" is the root).
+func (n *node) lookup(p string) *node {
+	cur := n
+	for p != "" {
+		if !cur.isDir() {
+			return nil
+		}
+		name, rest, _ := strings.Cut(p, "/")
+		i := cur.child(name)
+		if i < 0 {
+			return nil
+		}
+		cur, p = cur.kids[i], rest
+	}
+	return cur
+}
+
+// with returns a copy of the tree rooted at n in which path p is leaf (or removed,
+// when leaf is nil). Folders on the path are copied and left dirty (zero id); a folder
+// left empty by a removal is removed too. It fails when a path component is a file.
+func (n *node) with(p string, leaf *node) (*node, error) {
+	name, rest, more := strings.Cut(p, "/")
+	if name == "" {
+		return nil, invalidf("empty path component in %q", p)
+	}
+	c := &node{name: n.name, mode: n.mode, kids: n.kids}
+	i := c.child(name)
+	if !more {
+		if leaf == nil {
+			if i < 0 {
+				return n, nil
+			}
+			c.kids = remove(n.kids, i)
+			return c, nil
+		}
+		leaf.name = name
+		if i >= 0 && n.kids[i].isDir() {
+			return nil, invalidf("%s is a folder", p)
+		}
+		c.kids = put(n.kids, i, leaf)
+		return c, nil
+	}
+	var sub *node
+	if i >= 0 {
+		sub = n.kids[i]
+		if !sub.isDir() {
+			return nil, invalidf("%s is a file, not a folder", name)
+		}
+	} else {
+		if leaf == nil {
+			return n, nil
+		}
+		// A file of the same name may exist; then the folder cannot.
+		if j := c.fileChild(name); j >= 0 {
+			return nil, invalidf("%s is a file, not a folder", name)
+		}
+		sub = &node{name: name, mode: modeDir}
+	}
+	nsub, err := sub.with(rest, leaf)
+	if err != nil {
+		return nil, err
+	}
+	if nsub == sub {
+		return n, nil
+	}
+	if len(nsub.kids) == 0 {
+		if i >= 0 {
+			c.kids = remove(n.kids, i)
+		}
+		return c, nil
+	}
+	c.kids = put(n.kids, i, nsub)
+	return c, nil
+}
+
+func (n *node) fileChild(name string) int {
+	for i, k := range n.kids {
+		if k.name == name && !k.isDir() {
+			return i
+		}
+	}
+	return -1
+}
+
+// put returns a copy of kids with kids[i] replaced by k, or k inserted in order
+// when i < 0.
+func put(kids []*node, i int, k *node) []*node {
+	if i >= 0 {
+		out := make([]*node, len(kids))
+		copy(out, kids)
+		out[i] = k
+		return out
+	}
+	j := sort.Search(len(kids), func(j int) bool {
+		return gitCompare(kids[j].name, kids[j].isDir(), k.name, k.isDir()) >= 0
+	})
+	out := make([]*node, 0, len(kids)+1)
+	out = append(out, kids[:j]...)
+	out = append(out, k)
+	return append(out, kids[j:]...)
+}
+
+func remove(kids []*node, i int) []*node {
+	out := make([]*node, 0, len(kids)-1)
+	out = append(out, kids[:i]...)
+	return append(out, kids[i+1:]...)
+}
+
+// encodeTree serialises a folder's entries as a git tree object body.
+func encodeTree(n *node, buf *bytes.Buffer) []byte {
+	buf.Reset()
+	for _, k := range n.kids {
+		buf.WriteString(strconv.FormatUint(uint64(k.mode), 8))
+		buf.WriteByte(' ')
+		buf.WriteString(k.name)
+		buf.WriteByte(0)
+		buf.Write(k.id[:])
+	}
+	return buf.Bytes()
+}
+
+// decodeTree parses a git tree object body.
+func decodeTree(data []byte) ([]*node, error) {
+	var kids []*node
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("decode tree: missing mode")
+		}
+		m, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("decode tree: mode %q: %w", data[:sp], err)
+		}
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul < 0 || len(data) < nul+21 {
+			return nil, fmt.Errorf("decode tree: truncated entry")
+		}
+		k := &node{name: string(data[:nul]), mode: uint32(m)}
+		copy(k.id[:], data[nul+1:nul+21])
+		data = data[nul+21:]
+		kids = append(kids, k)
+	}
+	return kids, nil
+}
+
+// walkFiles calls fn for every file under n, with its slash path, in git order.
+func walkFiles(n *node, prefix string, fn func(p string, f *node)) {
+	for _, k := range n.kids {
+		p := k.name
+		if prefix != "" {
+			p = prefix + "/" + k.name
+		}
+		if k.isDir() {
+			walkFiles(k, p, fn)
+			continue
+		}
+		fn(p, k)
+	}
+}

@@ -1,0 +1,241 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// GateFunc checks a proposed transaction before it becomes a commit. A non-nil
+// error rejects the whole transaction; the vault wraps it so that it matches
+// ErrRejected (the gate's own error stays reachable with errors.As).
+type GateFunc func(ctx context.Context, p *Proposal) error
+
+// Proposal is what a gate sees: the writer and every change with the bytes before
+// (Old, nil when the path does not exist) and after (New, nil for archive).
+type Proposal struct {
+	Author  Author
+	Roles   []string
+	Op      Op
+	Changes []ProposedChange
+	// IsSymlink reports whether a path (file or folder prefix) is a symlink in the
+	// working tree or in HEAD's tree.
+	IsSymlink func(p string) bool
+}
+
+// ProposedChange is one change as a gate sees it.
+type ProposedChange struct {
+	Kind        ChangeKind
+	Path        note.Path
+	From        note.Path
+	Old         []byte
+	OldRevision Revision
+	New         []byte
+}
+
+// CommitFunc is told about commits once they are durable and the working tree
+// matches them, before the writes are acknowledged. It must be quick.
+type CommitFunc func(commits []Commit)
+
+// Options configure a vault handle. The zero value is usable.
+type Options struct {
+	Logger *slog.Logger
+	// Gate, when set, checks every transaction (not external edits or imports).
+	Gate GateFunc
+	// Now is the clock for commit times (tests pin it); default time.Now.
+	Now func() time.Time
+	// Committer signs every commit as committer; default "norn <norn@localhost>".
+	Committer Author
+	// Owner authors external edits and imports; default the git identity of the
+	// vault (repository config, then global config), else "owner".
+	Owner Author
+	// MaxBatch caps how many queued transactions one group commit takes (default 256).
+	MaxBatch int
+	// MaxNoteBytes is the hard limit on one change's bytes (default 64 MiB); gates
+	// usually set a smaller one.
+	MaxNoteBytes int
+	// OnCommit observes new commits (see CommitFunc).
+	OnCommit CommitFunc
+}
+
+// Vault is an open vault. Its methods are safe for concurrent use: reads are served
+// from an immutable snapshot of HEAD's tree; writes queue for the one committer
+// goroutine, which group-commits them.
+type Vault struct {
+	dir    string
+	gitDir string
+	branch string
+	opts   Options
+	log    *slog.Logger
+	objs   *objectStore
+	wt     *os.Root
+
+	snap atomic.Pointer[snapshot]
+
+	reqs    chan *request
+	closing chan struct{}
+	done    chan struct{}
+	closeMu sync.Once
+	wg      sync.WaitGroup // queued submitters
+
+	// idx is git's index; only the committer changes it, under idxMu.
+	idxMu sync.Mutex
+	idx   *gitIndex
+}
+
+// snapshot is HEAD at one commit: immutable once published.
+type snapshot struct {
+	commit hash
+	root   *node
+}
+
+// Dir returns the vault's working-tree folder.
+func (v *Vault) Dir() string { return v.dir }
+
+// GitDir returns the vault's .git folder.
+func (v *Vault) GitDir() string { return v.gitDir }
+
+// Branch returns the branch the vault writes to ("refs/heads/main").
+func (v *Vault) Branch() string { return v.branch }
+
+// Owner returns the identity that authors external edits and imports.
+func (v *Vault) Owner() Author { return v.opts.Owner }
+
+// Head returns the commit HEAD is at ("" for a vault with no commits yet).
+func (v *Vault) Head() CommitID {
+	s := v.snap.Load()
+	if s.commit.isZero() {
+		return ""
+	}
+	return CommitID(s.commit.String())
+}
+
+// Open opens the vault whose working tree is dir. It finishes any working-tree update
+// a crash interrupted, so that the working tree and git's index match HEAD (edits a
+// person made are kept and show up as external changes).
+func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", dir, err)
+	}
+	gitDir := filepath.Join(abs, ".git")
+	fi, err := os.Stat(gitDir)
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("open vault %s: %w: no .git folder (run `norn init` first)", abs, ErrNotVault)
+	}
+	branch, err := readSymbolicHead(gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Committer.Name == "" {
+		opts.Committer = Author{Name: "norn", Email: "norn@localhost"}
+	}
+	if opts.Owner.Name == "" {
+		opts.Owner = GitIdentity(abs)
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 256
+	}
+	if opts.MaxNoteBytes <= 0 {
+		opts.MaxNoteBytes = 64 << 20
+	}
+	wt, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	v := &Vault{
+		dir: abs, gitDir: gitDir, branch: branch, opts: opts, log: opts.Logger,
+		objs: newObjectStore(gitDir), wt: wt,
+		reqs: make(chan *request, 1024), closing: make(chan struct{}), done: make(chan struct{}),
+	}
+	if err := os.MkdirAll(filepath.Join(gitDir, "norn"), 0o755); err != nil {
+		v.closeFiles()
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	if err := v.loadHead(); err != nil {
+		v.closeFiles()
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	idx, err := loadGitIndex(gitDir)
+	if err != nil {
+		v.closeFiles()
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	v.idx = idx
+	if err := v.recover(ctx); err != nil {
+		v.closeFiles()
+		return nil, fmt.Errorf("open vault %s: recover working tree: %w", abs, err)
+	}
+	go v.run()
+	return v, nil
+}
+
+// loadHead reads the branch tip and its whole tree into a fresh snapshot.
+func (v *Vault) loadHead() error {
+	id, err := readRef(v.gitDir, v.branch)
+	if err != nil {
+		return err
+	}
+	s := &snapshot{commit: id, root: &node{mode: modeDir}}
+	if !id.isZero() {
+		c, err := v.readCommit(id)
+		if err != nil {
+			return err
+		}
+		root, err := v.objs.loadTree(c.tree)
+		if err != nil {
+			return err
+		}
+		s.root = root
+	}
+	v.snap.Store(s)
+	return nil
+}
+
+// Close stops the committer after the queued writes finish and releases the vault.
+func (v *Vault) Close() error {
+	v.closeMu.Do(func() {
+		close(v.closing)
+		<-v.done
+		v.closeFiles()
+	})
+	return nil
+}
+
+func (v *Vault) closeFiles() {
+	v.objs.close()
+	v.wt.Close()
+}
+
+// GitIdentity returns the git identity configured for the repository at dir
+// (repository config, then the global one), or "owner" when none is set.
+func GitIdentity(dir string) Author {
+	a := gitConfigIdentity(dir)
+	if a.Name == "" {
+		a.Name = "owner"
+	}
+	if a.Email == "" {
+		a.Email = "owner@localhost"
+	}
+	return a
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}

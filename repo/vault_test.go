@@ -1,0 +1,212 @@
+package repo_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+func TestVault_PutReadUpdate(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	r1 := write(t, v, put("tech/bloom.md", "# Bloom\n", ""))
+	if len(r1.Changes) != 1 || r1.Changes[0].Revision == "" || r1.Commit == "" {
+		t.Fatalf("result: %+v", r1)
+	}
+	b, err := v.Read(ctx, "tech/bloom.md", "")
+	if err != nil || string(b.Content) != "# Bloom\n" || b.Revision != r1.Changes[0].Revision {
+		t.Fatalf("read: %+v %v", b, err)
+	}
+	if got := strings.TrimSpace(gitCmd(t, v.Dir(), "rev-parse", "HEAD:tech/bloom.md")); got != string(b.Revision) {
+		t.Fatalf("git says revision %s, norn %s", got, b.Revision)
+	}
+	r2 := write(t, v, put("tech/bloom.md", "# Bloom\nv2\n", b.Revision))
+	if r2.Parent != r1.Commit {
+		t.Fatalf("parent %s, want %s", r2.Parent, r1.Commit)
+	}
+	if readFile(t, v, "tech/bloom.md") != "# Bloom\nv2\n" {
+		t.Fatal("working tree not updated")
+	}
+	old, err := v.Read(ctx, "tech/bloom.md", string(r1.Commit))
+	if err != nil || string(old.Content) != "# Bloom\n" {
+		t.Fatalf("read at first commit: %v %q", err, old.Content)
+	}
+	log := gitCmd(t, v.Dir(), "log", "--format=%an|%cn|%(trailers:key=Norn-Op,valueonly)", "-1")
+	if !strings.HasPrefix(log, "agent-a|norn|write") {
+		t.Fatalf("git log: %q", log)
+	}
+	assertClean(t, v)
+}
+
+func TestVault_Conflicts(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	r1 := write(t, v, put("a.md", "one\n", ""))
+	head := v.Head()
+	status := gitCmd(t, v.Dir(), "status", "--porcelain")
+	idx, _ := os.ReadFile(filepath.Join(v.GitDir(), "index"))
+	cases := []struct {
+		name string
+		c    repo.Change
+	}{
+		{"blind overwrite", put("a.md", "two\n", "")},
+		{"stale revision", put("a.md", "two\n", "0123456789012345678901234567890123456789")},
+		{"update of a missing note", put("b.md", "two\n", r1.Changes[0].Revision)},
+		{"restore over existing", repo.Change{Kind: repo.Restore, Path: "a.md", FromCommit: string(head)}},
+		{"move onto existing", repo.Change{Kind: repo.Move, From: "a.md", Path: "a.md"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpWrite, Reason: repo.ReasonArchived, Changes: []repo.Change{tc.c}})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var ce *repo.ConflictError
+			if errors.Is(err, repo.ErrConflict) && errors.As(err, &ce) && tc.c.Kind == repo.Put && tc.c.Path == "a.md" {
+				if ce.Current != r1.Changes[0].Revision {
+					t.Fatalf("current revision %q, want %q", ce.Current, r1.Changes[0].Revision)
+				}
+			}
+		})
+	}
+	if v.Head() != head {
+		t.Fatal("HEAD moved")
+	}
+	if gitCmd(t, v.Dir(), "status", "--porcelain") != status {
+		t.Fatal("working tree changed")
+	}
+	idx2, _ := os.ReadFile(filepath.Join(v.GitDir(), "index"))
+	if string(idx) != string(idx2) {
+		t.Fatal("git index changed")
+	}
+	if readFile(t, v, "a.md") != "one\n" {
+		t.Fatal("file changed")
+	}
+	assertClean(t, v)
+}
+
+func TestVault_ArchiveRestoreMove(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	r1 := write(t, v, put("notes/a.md", "alpha\n", ""), put("notes/b.md", "beta\n", ""))
+	if len(r1.Changes) != 2 {
+		t.Fatal(r1)
+	}
+	if !strings.Contains(gitCmd(t, v.Dir(), "log", "-1", "--format=%B"), "Norn-Txn: ") {
+		t.Fatal("multi-file commit has no Norn-Txn trailer")
+	}
+	// Archive needs a reason.
+	_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpArchive, Changes: []repo.Change{{Kind: repo.Archive, Path: "notes/a.md"}}})
+	if !errors.Is(err, repo.ErrInvalid) {
+		t.Fatalf("archive without reason: %v", err)
+	}
+	ra, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpArchive, Reason: repo.ReasonSuperseded, Changes: []repo.Change{{Kind: repo.Archive, Path: "notes/a.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(v.Dir(), "notes/a.md")); !os.IsNotExist(err) {
+		t.Fatal("archived file still in working tree")
+	}
+	if _, err := v.Read(ctx, "notes/a.md", ""); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("read archived: %v", err)
+	}
+	if !strings.Contains(gitCmd(t, v.Dir(), "log", "-1", "--format=%B"), "Norn-Reason: superseded") {
+		t.Fatal("no Norn-Reason trailer")
+	}
+	// Restore from the commit before the archive.
+	_, err = v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpRestore, Changes: []repo.Change{{Kind: repo.Restore, Path: "notes/a.md", FromCommit: string(ra.Parent)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, v, "notes/a.md") != "alpha\n" {
+		t.Fatal("restored bytes differ")
+	}
+	// Move, folder left empty disappears.
+	_, err = v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpMove, Changes: []repo.Change{{Kind: repo.Move, From: "notes/b.md", Path: "other/b.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, v, "other/b.md") != "beta\n" {
+		t.Fatal("moved bytes differ")
+	}
+	ents, err := v.List(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, string(e.Path))
+	}
+	if strings.Join(names, ",") != ".norn,notes,other" {
+		t.Fatalf("root listing: %v", names)
+	}
+	lg, err := v.Log(ctx, "notes/a.md", 10)
+	if err != nil || len(lg) != 3 {
+		t.Fatalf("log notes/a.md: %d commits, %v", len(lg), err)
+	}
+	if lg[0].Op != repo.OpRestore || lg[1].Op != repo.OpArchive || lg[1].Reason != repo.ReasonSuperseded {
+		t.Fatalf("log: %+v", lg[:2])
+	}
+	assertClean(t, v)
+}
+
+func TestVault_BadPaths(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	head := v.Head()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(v.Dir(), "escape")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"", "/etc/passwd", "../x.md", "a/../../x.md", ".git/config", "a/.GIT/x.md", "a\\b.md", "a\x00b.md", "a//b.md", "./a.md", "escape/x.md", "bad\xffname.md"} {
+		_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpWrite, Changes: []repo.Change{put(p, "x\n", "")}})
+		if !errors.Is(err, repo.ErrInvalid) {
+			t.Errorf("path %q: got %v, want ErrInvalid", p, err)
+		}
+	}
+	if v.Head() != head {
+		t.Fatal("HEAD moved")
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatal("wrote through the symlink")
+	}
+	os.Remove(filepath.Join(v.Dir(), "escape"))
+	assertClean(t, v)
+}
+
+func TestVault_External(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "one\n", ""), put("b.md", "bee\n", ""))
+	os.WriteFile(filepath.Join(v.Dir(), "a.md"), []byte("edited by hand\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "new.md"), []byte("new\n"), 0o644)
+	os.Remove(filepath.Join(v.Dir(), "b.md"))
+	os.WriteFile(filepath.Join(v.Dir(), ".DS_Store"), []byte("junk"), 0o644)
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil {
+		t.Fatal(res, err)
+	}
+	if len(res.Changes) != 3 {
+		t.Fatalf("changes: %+v", res.Changes)
+	}
+	lg := gitCmd(t, v.Dir(), "log", "-1", "--format=%an|%(trailers:key=Norn-Op,valueonly)")
+	if !strings.HasPrefix(lg, "Owner|external") {
+		t.Fatalf("log: %q", lg)
+	}
+	b, _ := v.Read(ctx, note.Path("a.md"), "")
+	if string(b.Content) != "edited by hand\n" {
+		t.Fatal("external edit not committed")
+	}
+	os.Remove(filepath.Join(v.Dir(), ".DS_Store"))
+	assertClean(t, v)
+	again, err := v.CommitExternal(ctx, "", "")
+	if err != nil || again != nil {
+		t.Fatalf("second scan: %v %v", again, err)
+	}
+}

@@ -1,0 +1,239 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// tmpPrefix names Norn's temporary files in the working tree; a crash can leave one
+// behind, and Open removes them.
+const tmpPrefix = ".norn-tmp-"
+
+// syncWorktree makes the working tree and git's index match the commits just
+// published. The commits are already durable; a failure here is logged and repaired
+// by the next Open.
+func (v *Vault) syncWorktree(done []*staged) {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	for _, st := range done {
+		for _, f := range st.files {
+			if err := v.applyFile(f, st.req.external); err != nil {
+				v.log.Error("update working tree", "path", f.path, "err", err)
+			}
+		}
+	}
+	if err := v.idx.write(); err != nil {
+		v.log.Error("write git index", "err", err)
+	}
+}
+
+// applyFile writes (or removes) one working-tree file and updates its index entry.
+// For an external edit the file is already there and only the index is updated.
+func (v *Vault) applyFile(f wtChange, external bool) error {
+	if f.content == nil {
+		v.idx.remove(f.path)
+		if external {
+			return nil
+		}
+		if err := v.wt.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		v.pruneEmptyDirs(path.Dir(f.path))
+		return nil
+	}
+	if !external {
+		if err := v.writeFile(f.path, f.content, f.mode); err != nil {
+			return err
+		}
+	}
+	e := idxEntry{name: f.path, id: f.id, mode: f.mode}
+	if fi, err := v.wt.Lstat(f.path); err == nil {
+		statEntry(&e, fi)
+		if external && int64(len(f.content)) != fi.Size() {
+			// Changed again since we read it: leave the stat fields unmatched so the
+			// next scan hashes it again.
+			e.size = ^uint32(0)
+		}
+	}
+	v.idx.set(e)
+	return nil
+}
+
+// writeFile replaces a working-tree file atomically: temp file, then rename.
+func (v *Vault) writeFile(p string, content []byte, mode uint32) error {
+	dir := path.Dir(p)
+	if dir != "." {
+		if err := v.wt.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	perm := fs.FileMode(0o644)
+	if mode == modeExec {
+		perm = 0o755
+	}
+	tmp := path.Join(dir, tmpPrefix+randHex(6))
+	f, err := v.wt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = v.wt.Rename(tmp, p)
+	}
+	if err != nil {
+		v.wt.Remove(tmp)
+	}
+	return err
+}
+
+func (v *Vault) pruneEmptyDirs(dir string) {
+	for dir != "." && dir != "/" && dir != "" {
+		if err := v.wt.Remove(dir); err != nil { // fails unless empty
+			return
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// recover brings the working tree and git's index back in step with HEAD after a
+// crash between moving the branch and updating the working tree. A working-tree file
+// that matches neither the index nor HEAD was edited by a person and is left alone.
+// Stray temporary files are removed.
+func (v *Vault) recover(ctx context.Context) error {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	v.removeTempFiles()
+	head := map[string]*node{}
+	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
+	changed := false
+	for _, e := range append([]idxEntry(nil), v.idx.entries...) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, ok := head[e.name]
+		if ok && n.id == e.id && n.mode == e.mode {
+			continue
+		}
+		changed = true
+		cur, err := v.worktreeID(e.name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Archived in HEAD: remove the file if it is still the indexed version.
+			if cur == e.id {
+				if err := v.wt.Remove(e.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				v.pruneEmptyDirs(path.Dir(e.name))
+			}
+			v.idx.remove(e.name)
+			continue
+		}
+		if err := v.checkout(e.name, n, cur, e.id); err != nil {
+			return err
+		}
+	}
+	for p, n := range head {
+		if _, ok := v.idx.find(p); ok {
+			continue
+		}
+		changed = true
+		cur, err := v.worktreeID(p)
+		if err != nil {
+			return err
+		}
+		if err := v.checkout(p, n, cur, zeroHash); err != nil {
+			return err
+		}
+	}
+	if changed || !exists(v.idx.path) {
+		return v.idx.write()
+	}
+	return nil
+}
+
+// checkout makes path p hold HEAD's blob n unless the working tree holds a person's
+// edit (neither HEAD's bytes nor the indexed ones), and records it in the index.
+func (v *Vault) checkout(p string, n *node, cur, indexed hash) error {
+	if n.mode != modeFile && n.mode != modeExec {
+		return nil // symlinks and submodules are git's business
+	}
+	if cur.isZero() || cur == indexed {
+		data, err := v.objs.readTyped(n.id, "blob")
+		if err != nil {
+			return err
+		}
+		if err := v.writeFile(p, data, n.mode); err != nil {
+			return fmt.Errorf("checkout %s: %w", p, err)
+		}
+		cur = n.id
+	}
+	e := idxEntry{name: p, id: n.id, mode: n.mode}
+	if cur == n.id {
+		if fi, err := v.wt.Lstat(p); err == nil {
+			statEntry(&e, fi)
+		}
+	}
+	v.idx.set(e)
+	return nil
+}
+
+// worktreeID hashes the working-tree file at p (zero when absent or not a file).
+func (v *Vault) worktreeID(p string) (hash, error) {
+	fi, err := v.wt.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return zeroHash, nil
+	}
+	data, err := v.wt.ReadFile(p)
+	if err != nil {
+		return zeroHash, fmt.Errorf("read %s: %w", p, err)
+	}
+	return objectID("blob", data), nil
+}
+
+func (v *Vault) removeTempFiles() {
+	fs.WalkDir(v.wt.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p == ".git" {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), tmpPrefix) {
+			v.wt.Remove(p)
+		}
+		return nil
+	})
+}
+
+// restoreSource returns the bytes a Restore change brings back.
+func (v *Vault) restoreSource(ctx context.Context, c Change) ([]byte, error) {
+	if c.FromRevision != "" {
+		id, ok := parseHash(string(c.FromRevision))
+		if !ok {
+			return nil, invalidf("revision %q is not a 40-character hex id", c.FromRevision)
+		}
+		b, err := v.objs.readTyped(id, "blob")
+		if err != nil {
+			return nil, fmt.Errorf("restore %s: %w", c.Path, err)
+		}
+		return b, nil
+	}
+	if c.FromCommit == "" {
+		return nil, invalidf("restore %s: say which commit or revision to restore from", c.Path)
+	}
+	b, err := v.Read(ctx, c.Path, c.FromCommit)
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w", c.Path, err)
+	}
+	return b.Content, nil
+}
