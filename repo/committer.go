@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/norn-vault/norn/note"
@@ -90,7 +91,14 @@ func (v *Vault) run() {
 	defer close(v.done)
 	for {
 		var first *request
+		var idle <-chan time.Time
+		if v.hasIdleWork() {
+			idle = time.After(100 * time.Millisecond)
+		}
 		select {
+		case <-idle:
+			v.refreshIndex()
+			continue
 		case first = <-v.reqs:
 		case <-v.closing:
 			// Finish what is queued, then stop.
@@ -99,6 +107,7 @@ func (v *Vault) run() {
 				case r := <-v.reqs:
 					v.process([]*request{r})
 				default:
+					v.refreshIndex()
 					return
 				}
 			}
@@ -115,6 +124,19 @@ func (v *Vault) run() {
 		}
 		v.process(batch)
 	}
+}
+
+// reloadIndex drops the in-memory index changes of a batch that did not land.
+func (v *Vault) reloadIndex() {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	idx, err := loadGitIndex(v.gitDir)
+	if err != nil {
+		v.log.Error("reload git index", "err", err)
+		return
+	}
+	v.idx = idx
+	clear(v.pendingStat)
 }
 
 func (v *Vault) process(batch []*request) {
@@ -155,7 +177,13 @@ func (v *Vault) commitGroup(group []*request) {
 	if len(done) == 0 {
 		return
 	}
+	// Encode git's index for after the batch while the objects sync.
+	v.prepareIndex(done)
+	encoded := make(chan []byte, 1)
+	go func() { encoded <- v.idx.encode() }()
 	fail := func(err error) {
+		<-encoded
+		v.reloadIndex()
 		for _, st := range done {
 			st.req.reply <- reply{err: err}
 		}
@@ -177,7 +205,13 @@ func (v *Vault) commitGroup(group []*request) {
 		return
 	}
 	v.snap.Store(cur)
-	v.syncWorktree(done)
+	v.writeWorktree(done)
+	b := <-encoded
+	v.idxMu.Lock()
+	if err := v.idx.writeBytes(b); err != nil {
+		v.log.Error("write git index", "err", err)
+	}
+	v.idxMu.Unlock()
 	commits := make([]Commit, len(done))
 	for i, st := range done {
 		commits[i] = st.commit
@@ -516,4 +550,10 @@ func (v *Vault) isSymlink(base *snapshot) func(string) bool {
 		fi, err := v.wt.Lstat(p)
 		return err == nil && fi.Mode()&fs.ModeSymlink != 0
 	}
+}
+
+func (v *Vault) hasIdleWork() bool {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	return len(v.pendingStat) > 0 || len(v.idx.old) > 0
 }

@@ -130,4 +130,3 @@ func (v *Vault) CommitExternal(ctx context.Context, op Op, message string) (*Res
 	tx := &Tx{Author: v.opts.Owner, Roles: []string{"owner"}, Op: op, Message: message, Changes: changes}
 	return v.submit(ctx, &request{tx: tx, external: true})
 }
-

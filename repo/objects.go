@@ -71,16 +71,13 @@ func (s *objectStore) loosePath(id hash) string {
 	return filepath.Join(s.dir, x[:2], x[2:])
 }
 
-// write stores an object as a loose object unless it already exists, and returns
-// its id. The file is renamed into place but not fsynced: the committer syncs every
+// write stores an object as a loose object unless a loose copy already exists, and
+// returns its id. (A loose duplicate of a packed object is harmless; gc drops it.) The file is renamed into place but not fsynced: the committer syncs every
 // object of a batch at once before it moves the branch.
 func (s *objectStore) write(typ string, data []byte) (hash, error) {
 	id := objectID(typ, data)
 	final := s.loosePath(id)
 	if _, err := os.Lstat(final); err == nil {
-		return id, nil
-	}
-	if s.hasPacked(id) {
 		return id, nil
 	}
 	dir := filepath.Dir(final)
@@ -109,12 +106,6 @@ func (s *objectStore) write(typ string, data []byte) (hash, error) {
 		return id, fmt.Errorf("write object: %w", err)
 	}
 	return id, nil
-}
-
-func (s *objectStore) hasPacked(id hash) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.git.HasEncodedObject(plumbing.Hash(id)) == nil
 }
 
 // read returns an object's type and body.

@@ -90,6 +90,8 @@ type Vault struct {
 	// idx is git's index; only the committer changes it, under idxMu.
 	idxMu sync.Mutex
 	idx   *gitIndex
+	// pendingStat holds files Norn wrote whose stat data the index lacks yet.
+	pendingStat map[string]fs.FileInfo
 }
 
 // snapshot is HEAD at one commit: immutable once published.
@@ -177,6 +179,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
 	v.idx = idx
+	v.pendingStat = map[string]fs.FileInfo{}
 	if err := v.recover(ctx); err != nil {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: recover working tree: %w", abs, err)

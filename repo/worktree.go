@@ -14,54 +14,89 @@ import (
 // behind, and Open removes them.
 const tmpPrefix = ".norn-tmp-"
 
-// syncWorktree makes the working tree and git's index match the commits just
-// published. The commits are already durable; a failure here is logged and repaired
-// by the next Open.
-func (v *Vault) syncWorktree(done []*staged) {
+// prepareIndex updates git's index entries for a batch before it is published, so
+// that the index can be encoded while the objects sync. A file Norn is about to write
+// gets its stat data at the next index write (git meanwhile re-hashes it, finds it
+// unchanged, and reports it clean).
+func (v *Vault) prepareIndex(done []*staged) {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
+	v.fillPendingStat()
 	for _, st := range done {
 		for _, f := range st.files {
-			if err := v.applyFile(f, st.req.external); err != nil {
-				v.log.Error("update working tree", "path", f.path, "err", err)
+			if f.content == nil {
+				v.idx.remove(f.path)
+				delete(v.pendingStat, f.path)
+				continue
 			}
+			e := idxEntry{name: f.path, id: f.id, mode: f.mode, size: uint32(len(f.content))}
+			if st.req.external {
+				if fi, err := v.wt.Lstat(f.path); err == nil && fi.Size() == int64(len(f.content)) {
+					statEntry(&e, fi)
+				}
+			} else {
+				v.pendingStat[f.path] = nil
+			}
+			v.idx.set(e)
 		}
-	}
-	if err := v.idx.write(); err != nil {
-		v.log.Error("write git index", "err", err)
 	}
 }
 
-// applyFile writes (or removes) one working-tree file and updates its index entry.
-// For an external edit the file is already there and only the index is updated.
-func (v *Vault) applyFile(f wtChange, external bool) error {
-	if f.content == nil {
-		v.idx.remove(f.path)
-		if external {
-			return nil
+// fillPendingStat copies the stat data of files Norn wrote into their index entries.
+func (v *Vault) fillPendingStat() {
+	for p, fi := range v.pendingStat {
+		if fi == nil {
+			continue
 		}
-		if err := v.wt.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		if i, ok := v.idx.find(p); ok {
+			statEntry(&v.idx.entries[i], fi)
 		}
-		v.pruneEmptyDirs(path.Dir(f.path))
-		return nil
+		delete(v.pendingStat, p)
 	}
-	if !external {
-		if err := v.writeFile(f.path, f.content, f.mode); err != nil {
-			return err
-		}
-	}
-	e := idxEntry{name: f.path, id: f.id, mode: f.mode}
-	if fi, err := v.wt.Lstat(f.path); err == nil {
-		statEntry(&e, fi)
-		if external && int64(len(f.content)) != fi.Size() {
-			// Changed again since we read it: leave the stat fields unmatched so the
-			// next scan hashes it again.
-			e.size = ^uint32(0)
+}
+
+// refreshIndex writes the index again once stat data is pending (when idle).
+func (v *Vault) refreshIndex() {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	if len(v.pendingStat) > 0 {
+		v.fillPendingStat()
+		if err := v.idx.write(); err != nil {
+			v.log.Error("write git index", "err", err)
 		}
 	}
-	v.idx.set(e)
-	return nil
+	v.idx.dropOld()
+}
+
+// writeWorktree makes the working tree match the commits just published (external
+// edits are already there). The commits are durable; a failure here is logged and
+// repaired by the next Open.
+func (v *Vault) writeWorktree(done []*staged) {
+	for _, st := range done {
+		if st.req.external {
+			continue
+		}
+		for _, f := range st.files {
+			if f.content == nil {
+				if err := v.wt.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					v.log.Error("update working tree", "path", f.path, "err", err)
+				}
+				v.pruneEmptyDirs(path.Dir(f.path))
+				continue
+			}
+			if err := v.writeFile(f.path, f.content, f.mode); err != nil {
+				v.log.Error("update working tree", "path", f.path, "err", err)
+				continue
+			}
+			if fi, err := v.wt.Lstat(f.path); err == nil {
+				v.idxMu.Lock()
+				if _, ok := v.pendingStat[f.path]; ok {
+					v.pendingStat[f.path] = fi
+				}
+				v.idxMu.Unlock()
+			}
+		}
+	}
 }
 
 // writeFile replaces a working-tree file atomically: temp file, then rename.
@@ -111,6 +146,7 @@ func (v *Vault) recover(ctx context.Context) error {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
 	v.removeTempFiles()
+	removeStaleOld(v.gitDir)
 	head := map[string]*node{}
 	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
 	changed := false

@@ -1,0 +1,116 @@
+package repo_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// seedVault makes a vault of n notes in folders of 100, imported in one commit.
+func seedVault(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	body := strings.Repeat("lorem ipsum dolor sit amet ", 38) // ~1 KiB
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("f%03d", i/100), fmt.Sprintf("n%05d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n%s\n", i, body)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	v, _, err := repo.Init(context.Background(), dir, repo.InitOptions{Options: repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v.Close()
+	return dir
+}
+
+// BenchmarkWrite measures one durable write (commit, fsync, ref, working tree, git
+// index) of a 1 KiB note, sequentially and with 8 concurrent writers, against the git
+// CLI doing the same change with `git add` + `git commit`.
+func BenchmarkWrite(b *testing.B) {
+	body := strings.Repeat("the quick brown fox jumps over the lazy dog ", 23)
+	for _, n := range []int{1000, 10000} {
+		dir := seedVault(b, n)
+		v, err := repo.Open(context.Background(), dir, repo.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("notes=%d/norn/seq", n), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				p := note.Path(fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n))
+				_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
+					Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d\n", body, i), v.Revision(p))}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+		})
+		b.Run(fmt.Sprintf("notes=%d/norn/writers=8", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			var ops atomic.Int64
+			b.ResetTimer()
+			for w := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						i := next.Add(1)
+						if i > int64(b.N) {
+							return
+						}
+						p := note.Path(fmt.Sprintf("f%03d/n%05d.md", w, (int(i)*8+w)%n))
+						_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
+							Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d\n", body, i), v.Revision(p))}})
+						if err == nil {
+							ops.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/write")
+			b.ReportMetric(float64(ops.Load())/b.Elapsed().Seconds(), "writes/s")
+		})
+		v.Close()
+		if _, err := exec.LookPath("git"); err != nil {
+			continue
+		}
+		b.Run(fmt.Sprintf("notes=%d/git-cli/seq", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				rel := fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n)
+				if err := os.WriteFile(filepath.Join(dir, rel), []byte(fmt.Sprintf("%s git %d\n", body, i)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				for _, args := range [][]string{{"add", "--", rel}, {"commit", "-q", "-m", "write " + rel, "--", rel}} {
+					cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=b", "-c", "user.email=b@x", "-c", "core.fsync=committed", "-c", "gc.auto=0"}, args...)...)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						b.Fatalf("git %v: %v %s", args, err, out)
+					}
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+		})
+	}
+}
