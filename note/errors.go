@@ -45,3 +45,9 @@ func (e *ParseError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalid) true for every ParseError.
 func (e *ParseError) Is(target error) bool { return target == ErrInvalid }
+
+// ErrUneditable is returned by SetField and DeleteField for a frontmatter block they
+// cannot edit in place without touching other keys: a flow-style mapping written
+// "{a: 1, b: 2}", line breaks YAML counts but the note does not (a lone '\r', NEL),
+// or a layout where the edited lines would be read as part of another value.
+var ErrUneditable = errors.New("frontmatter cannot be edited in place")

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+
+	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/repo"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitConflict = 3
+	exitRejected = 4
+)
+
+// env is what a command may touch of the process: the standard streams and the
+// environment. Tests hand in their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(ctx context.Context, e *env, g *globals, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "[DIR]", "create a vault, or adopt a folder of Markdown or a git repository", runInit},
+		{"read", "PATH [--at REV]", "print a note (at HEAD or at a commit)", runRead},
+		{"write", "PATH < content", "create or update a note from stdin (--expected-revision to update)", runWrite},
+		{"ls", "[FOLDER]", "list a folder", runLs},
+		{"log", "[PATH]", "show the commits (of one note)", runLog},
+		{"archive", "PATH --reason R", "archive a note (archived|superseded|retracted); nothing is deleted", runArchive},
+		{"restore", "PATH --from REV", "bring back a note from a commit or revision", runRestore},
+		{"mv", "OLD NEW", "move or rename a note", runMv},
+		{"commit", "", "commit edits made in the working tree (Norn-Op: external)", runCommit},
+		{"gc", "", "pack loose objects", runGC},
+		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
+	}
+}
+
+// usageError is a command-line mistake: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	vault   string
+	json    bool
+	verbose bool
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.vault, "vault", g.vault, "the vault folder (default $NORN_VAULT, else the current folder)")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON for scripts")
+	fs.BoolVar(&g.verbose, "v", g.verbose, "log more")
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	g := &globals{}
+	top := flag.NewFlagSet("norn", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	g.register(top)
+	if err := top.Parse(args); err != nil {
+		fmt.Fprintf(e.stderr, "norn: %v\n", err)
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	args = top.Args()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, g, args[1:])
+		return report(e, g, c, err)
+	}
+	fmt.Fprintf(e.stderr, "norn: unknown command %q\n", args[0])
+	printUsage(e.stderr)
+	return exitUsage
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: norn [--vault DIR] [--json] COMMAND [ARGS]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %-26s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 conflict, 4 rejected by a gate")
+}
+
+// errorJSON is the --json shape of a failure.
+type errorJSON struct {
+	Error      string            `json:"error"`
+	Code       string            `json:"code"`
+	Path       string            `json:"path,omitempty"`
+	Current    repo.Revision     `json:"current_revision,omitempty"`
+	Violations []hooks.Violation `json:"violations,omitempty"`
+}
+
+// report maps an error to its exit code and prints it. It is the only place that
+// turns errors into exit codes.
+func report(e *env, g *globals, c command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	out := errorJSON{Error: err.Error(), Code: "error"}
+	code := exitError
+	var ue *usageError
+	var ce *repo.ConflictError
+	var rej *hooks.Rejection
+	switch {
+	case errors.As(err, &ue):
+		out.Code, code = "usage", exitUsage
+	case errors.As(err, &ce):
+		out.Code, code = "conflict", exitConflict
+		out.Path, out.Current = string(ce.Path), ce.Current
+	case errors.Is(err, repo.ErrConflict):
+		out.Code, code = "conflict", exitConflict
+	case errors.As(err, &rej):
+		out.Code, code = "gate_rejected", exitRejected
+		out.Violations = rej.Violations
+	case errors.Is(err, repo.ErrRejected):
+		out.Code, code = "gate_rejected", exitRejected
+	case errors.Is(err, repo.ErrNotFound):
+		out.Code = "not_found"
+	case errors.Is(err, repo.ErrInvalid):
+		out.Code = "invalid"
+	case errors.Is(err, repo.ErrNotVault):
+		out.Code = "not_a_vault"
+	case errors.Is(err, context.Canceled):
+		out.Code = "canceled"
+	}
+	if g.json {
+		json.NewEncoder(e.stdout).Encode(out)
+		return code
+	}
+	if rej != nil {
+		fmt.Fprintf(e.stderr, "norn %s: rejected by the write gates:\n", c.name)
+		for _, v := range rej.Violations {
+			fmt.Fprintf(e.stderr, "  %s\n", v)
+		}
+		return code
+	}
+	fmt.Fprintf(e.stderr, "norn %s: %v\n", c.name, err)
+	if code == exitUsage {
+		fmt.Fprintf(e.stderr, "usage: norn %s %s\n", c.name, c.args)
+	}
+	return code
+}
+
+// parseFlags parses a command's flags, which may come before, between or after its
+// positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// wantArgs checks the number of positional arguments.
+func wantArgs(args []string, lo, hi int) error {
+	if len(args) < lo {
+		return usagef("missing argument")
+	}
+	if len(args) > hi {
+		return usagef("unexpected argument %q", args[hi])
+	}
+	return nil
+}
+
+func logger(e *env, g *globals) *slog.Logger {
+	level := slog.LevelWarn
+	if g.verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func printJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

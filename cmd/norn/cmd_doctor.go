@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/repo"
+)
+
+// check is one finding of `norn doctor`.
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok | warn | fail | skip
+	Detail string `json:"detail,omitempty"`
+}
+
+type doctorReport struct {
+	Vault    string            `json:"vault"`
+	Head     repo.CommitID     `json:"head"`
+	Checks   []check           `json:"checks"`
+	Warnings []hooks.Violation `json:"warnings"`
+	// Truncated says the warnings list was cut at --max-warnings.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	g.register(fs)
+	maxWarn := fs.Int("max-warnings", 200, "list at most this many gate warnings")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(args, 0, 0); err != nil {
+		return err
+	}
+	v, settings, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	rep := doctorReport{Vault: v.Dir(), Head: v.Head()}
+	add := func(name, status, detail string) {
+		rep.Checks = append(rep.Checks, check{name, status, detail})
+	}
+
+	// Git integrity, by git itself.
+	if gitBin, err := exec.LookPath("git"); err != nil {
+		add("git-fsck", "skip", "the git CLI is not installed")
+	} else {
+		out, err := exec.CommandContext(ctx, gitBin, "-C", v.Dir(), "fsck", "--strict", "--no-progress", "--no-dangling").CombinedOutput()
+		if err != nil {
+			add("git-fsck", "fail", strings.TrimSpace(string(out)))
+		} else {
+			add("git-fsck", "ok", "")
+		}
+	}
+
+	// Settings.
+	_, gates, cfgErr := settings.Current(ctx)
+	if cfgErr != nil {
+		add("config", "fail", cfgErr.Error()+" (the defaults are in force)")
+	} else {
+		add("config", "ok", "")
+	}
+
+	// The working tree.
+	changes, err := v.Changes(ctx)
+	switch {
+	case err != nil:
+		add("working-tree", "fail", err.Error())
+	case len(changes) > 0:
+		add("working-tree", "warn", fmt.Sprintf("%s edited outside norn; run `norn commit`", plural(len(changes), "file")))
+	default:
+		add("working-tree", "ok", "")
+	}
+
+	// Gates over every note, as warnings.
+	files, _, err := v.Files(ctx, "")
+	if err != nil {
+		return err
+	}
+	notes, warned := 0, 0
+	for f, b := range v.Contents(ctx, files) {
+		if !strings.HasSuffix(strings.ToLower(string(f.Path)), ".md") {
+			continue
+		}
+		notes++
+		vs := gates.Lint(f.Path, b)
+		if len(vs) > 0 {
+			warned++
+		}
+		for _, w := range vs {
+			if len(rep.Warnings) >= *maxWarn {
+				rep.Truncated = true
+				break
+			}
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+	if warned > 0 {
+		add("gates", "warn", fmt.Sprintf("%s of %d break a gate rule (existing notes are not rewritten; fix them when you next edit)", plural(warned, "note"), notes))
+	} else {
+		add("gates", "ok", fmt.Sprintf("%s checked", plural(notes, "note")))
+	}
+	add("index", "skip", "no search index yet")
+
+	failed := false
+	for _, c := range rep.Checks {
+		failed = failed || c.Status == "fail"
+	}
+	if g.json {
+		if err := printJSON(e, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "vault %s at %s\n", rep.Vault, rep.Head.Short())
+		for _, c := range rep.Checks {
+			line := fmt.Sprintf("  %-5s %s", c.Status, c.Name)
+			if c.Detail != "" {
+				line += ": " + c.Detail
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(e.stdout, "  warning %s\n", w)
+		}
+		if rep.Truncated {
+			fmt.Fprintf(e.stdout, "  … more warnings not shown (--max-warnings)\n")
+		}
+	}
+	if failed {
+		return fmt.Errorf("the vault has problems (see above)")
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// defaultConfig seeds a new vault's .norn/config.yaml; docs/config.md lists every key.
+const defaultConfig = `# Norn vault settings (docs/config.md lists every key and its default).
+gates:
+  profile: default        # default | strict | off
+privacy:
+  folders: [personal-notes/]
+inbox: inbox/
+`
+
+func runInit(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	g.register(fs)
+	branch := fs.String("branch", "main", "branch of a new repository")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(args, 0, 1); err != nil {
+		return err
+	}
+	dir := vaultDir(e, g)
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	settings := server.NewSettings()
+	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
+		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate},
+		Branch:  *branch,
+		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
+	})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if g.json {
+		out := map[string]any{"dir": v.Dir(), "created": res.Created, "adopted": res.Adopted, "head": v.Head()}
+		if res.Imported != nil {
+			out["commit"] = res.Imported.Commit
+			out["imported"] = len(res.Imported.Changes)
+		}
+		return printJSON(e, out)
+	}
+	switch {
+	case res.Created && res.Imported != nil:
+		fmt.Fprintf(e.stdout, "created vault %s: imported %s in commit %s\n", v.Dir(), plural(len(res.Imported.Changes), "file"), res.Imported.Commit.Short())
+	case res.Imported != nil:
+		fmt.Fprintf(e.stdout, "adopted git repository %s: imported %s in commit %s\n", v.Dir(), plural(len(res.Imported.Changes), "file"), res.Imported.Commit.Short())
+	default:
+		fmt.Fprintf(e.stdout, "adopted git repository %s at %s (history kept, nothing rewritten)\n", v.Dir(), v.Head().Short())
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/norn-vault/norn/note"
+)
+
+func runLog(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := flag.NewFlagSet("log", flag.ContinueOnError)
+	g.register(fs)
+	limit := fs.Int("limit", 20, "at most this many commits")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(args, 0, 1); err != nil {
+		return err
+	}
+	if *limit <= 0 || *limit > 10000 {
+		return usagef("--limit must be between 1 and 10000")
+	}
+	var p note.Path
+	if len(args) == 1 {
+		p = note.Path(args[0])
+	}
+	v, _, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	commits, err := v.Log(ctx, p, *limit)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(e, map[string]any{"path": p, "commits": commits})
+	}
+	for _, c := range commits {
+		op := string(c.Op)
+		if c.Reason != "" {
+			op += " (" + string(c.Reason) + ")"
+		}
+		if op == "" {
+			op = "-"
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %-10s %-16s %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"), op, c.Author.Name, c.Subject)
+	}
+	return nil
+}

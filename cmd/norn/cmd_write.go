@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// maxStdin bounds what `norn write` reads; the gates' size limit is usually lower.
+const maxStdin = 64 << 20
+
+func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := flag.NewFlagSet("write", flag.ContinueOnError)
+	g.register(fs)
+	var w writer
+	w.register(fs)
+	expected := fs.String("expected-revision", "", "the revision you read; required to update an existing note")
+	dry := fs.Bool("dry-run", false, "check revision and gates and show what would change; write nothing")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(args, 1, 1); err != nil {
+		return err
+	}
+	content, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	if len(content) > maxStdin {
+		return fmt.Errorf("%w: content on stdin is over %d bytes", repo.ErrInvalid, maxStdin)
+	}
+	v, _, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	tx := w.tx(v, repo.OpWrite)
+	tx.DryRun = *dry
+	tx.Changes = []repo.Change{{Kind: repo.Put, Path: note.Path(args[0]), Content: content, ExpectedRevision: repo.Revision(*expected)}}
+	res, err := v.Apply(ctx, tx)
+	if res == nil {
+		return err
+	}
+	return printResult(e, g, res, err)
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/norn-vault/norn/repo"
+)
+
+// printResult prints what a mutation did (or would do, for a dry run).
+func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
+	if g.json {
+		type out struct {
+			*repo.Result
+			Verdict string `json:"verdict,omitempty"`
+		}
+		o := out{Result: res}
+		if res.DryRun {
+			o.Verdict = "pass"
+			if verdict != nil {
+				o.Verdict = "rejected"
+			}
+		}
+		if err := printJSON(e, o); err != nil {
+			return err
+		}
+		return verdict
+	}
+	verb := "committed"
+	if res.DryRun {
+		verb = "dry run, nothing written; would commit"
+	}
+	if res.Commit != "" {
+		fmt.Fprintf(e.stdout, "%s %s\n", verb, res.Commit.Short())
+	} else {
+		fmt.Fprintln(e.stdout, verb)
+	}
+	for _, c := range res.Changes {
+		switch c.Kind {
+		case repo.Archive:
+			fmt.Fprintf(e.stdout, "  archived %s (was %s)\n", c.Path, short(c.OldRevision))
+		case repo.Move:
+			fmt.Fprintf(e.stdout, "  moved %s -> %s revision %s\n", c.From, c.Path, c.Revision)
+		default:
+			was := "new"
+			if c.OldRevision != "" {
+				was = "was " + short(c.OldRevision)
+			}
+			fmt.Fprintf(e.stdout, "  %s %s revision %s (%s)\n", c.Kind, c.Path, c.Revision, was)
+		}
+	}
+	if res.DryRun && verdict == nil {
+		fmt.Fprintln(e.stdout, "gates: pass")
+	}
+	return verdict
+}
+
+func short(r repo.Revision) string {
+	if len(r) > 12 {
+		return string(r[:12])
+	}
+	return string(r)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// vaultDir resolves the vault folder: --vault, else $NORN_VAULT, else the current
+// folder.
+func vaultDir(e *env, g *globals) string {
+	if g.vault != "" {
+		return g.vault
+	}
+	if d := e.getenv("NORN_VAULT"); d != "" {
+		return d
+	}
+	d, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return d
+}
+
+// openVault opens the vault with the write gates of its settings wired in.
+func openVault(ctx context.Context, e *env, g *globals) (*repo.Vault, *server.Settings, error) {
+	settings := server.NewSettings()
+	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate})
+	if err != nil {
+		return nil, nil, err
+	}
+	settings.Bind(v)
+	return v, settings, nil
+}
+
+// writer holds the flags every mutating command takes.
+type writer struct {
+	author      string
+	email       string
+	message     string
+	maintenance bool
+}
+
+func (w *writer) register(fs *flag.FlagSet) {
+	fs.StringVar(&w.author, "author", "", "commit author (default: the vault owner from git config)")
+	fs.StringVar(&w.email, "email", "", "commit author email (default: the owner's, or NAME@norn.invalid)")
+	fs.StringVar(&w.message, "message", "", "commit message subject")
+	fs.BoolVar(&w.maintenance, "maintenance", false, "write with the maintenance role (may change protected blocks)")
+}
+
+// tx starts a transaction authored by the flags' author or the vault owner. A person
+// at the command line writes with the owner role.
+func (w *writer) tx(v *repo.Vault, op repo.Op) repo.Tx {
+	a := v.Owner()
+	if w.author != "" {
+		a = repo.Author{Name: w.author, Email: w.email}
+	} else if w.email != "" {
+		a.Email = w.email
+	}
+	roles := []string{"owner"}
+	if w.maintenance {
+		roles = append(roles, "maintenance")
+	}
+	return repo.Tx{Author: a, Roles: roles, Op: op, Message: w.message}
+}

@@ -1,0 +1,179 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxSize is the largest config file Parse accepts.
+const MaxSize = 1 << 20
+
+// Config is a vault's settings, from .norn/config.yaml. Every field has a default
+// (see Default); a file only needs the keys it changes. The yaml tags name the keys, so
+// yaml.Marshal of a Config writes a file Parse reads back to the same Config.
+type Config struct {
+	// Gates configures the write gates (package hooks).
+	Gates Gates `yaml:"gates"`
+	// Privacy says which notes are private.
+	Privacy Privacy `yaml:"privacy"`
+	// Inbox is the folder captures go to, with a trailing slash. Default "inbox/".
+	Inbox string `yaml:"inbox"`
+	// Edges configures typed edges.
+	Edges Edges `yaml:"edges"`
+	// Search configures ranking (package graph).
+	Search Search `yaml:"search"`
+	// Rerank configures the optional reranker (package rerank).
+	Rerank Rerank `yaml:"rerank"`
+	// GC configures git housekeeping.
+	GC GC `yaml:"gc"`
+}
+
+// Default returns the settings of a vault without a config file. Each call returns
+// fresh slices and maps, so callers may change them.
+func Default() Config {
+	return Config{
+		Gates:   defaultGates(),
+		Privacy: defaultPrivacy(),
+		Inbox:   "inbox/",
+		Edges:   defaultEdges(),
+		Search:  defaultSearch(),
+		Rerank:  defaultRerank(),
+		GC:      defaultGC(),
+	}
+}
+
+// topKeys returns the top-level keys of config.yaml, in documentation order.
+func topKeys() []string {
+	return []string{"gates", "privacy", "inbox", "edges", "search", "rerank", "gc"}
+}
+
+// Parse reads the bytes of a .norn/config.yaml. Keys the file leaves out, or gives an
+// empty (null) value, take their defaults; empty input gives Default(). Unknown keys,
+// repeated keys, YAML aliases, values of the wrong type or out of range, and more than
+// one YAML document are errors: each is an *Error naming the key and line, and Parse
+// reports them all (joined with errors.Join). On error the Config is the zero value.
+func Parse(b []byte) (Config, error) {
+	if len(b) > MaxSize {
+		return Config{}, &Error{Msg: fmt.Sprintf("file is %d bytes; the limit is %d", len(b), MaxSize)}
+	}
+	cfg := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := decodeNode(dec, &doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return cfg, nil
+		}
+		return Config{}, syntaxError(err)
+	}
+	var extra yaml.Node
+	if err := decodeNode(dec, &extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Config{}, syntaxError(err)
+		}
+		return Config{}, &Error{Line: extra.Line, Msg: "the file holds more than one YAML document (---); keep one"}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return cfg, nil
+		}
+		root = root.Content[0]
+	}
+	d := &decoder{}
+	if d.usable(root, "") && root.Kind != yaml.MappingNode {
+		d.errorf(root, "", "the file must be a mapping of %s; got %s", strings.Join(topKeys(), ", "), describe(root))
+	} else {
+		cfg.decode(d, root)
+	}
+	if len(d.errs) > 0 {
+		if len(d.errs) == 1 {
+			return Config{}, d.errs[0]
+		}
+		return Config{}, errors.Join(d.errs...)
+	}
+	return cfg, nil
+}
+
+func (c *Config) decode(d *decoder, n *yaml.Node) {
+	d.mapping(n, "", topKeys(), func(k, full string, v *yaml.Node) {
+		switch k {
+		case "gates":
+			c.Gates.decode(d, v, full)
+		case "privacy":
+			c.Privacy.decode(d, v, full)
+		case "inbox":
+			var s string
+			if d.str(v, full, &s) {
+				f, msg := folder(s)
+				if msg != "" {
+					d.errorf(v, full, "%s", msg)
+					return
+				}
+				c.Inbox = f
+			}
+		case "edges":
+			c.Edges.decode(d, v, full)
+		case "search":
+			c.Search.decode(d, v, full)
+		case "rerank":
+			c.Rerank.decode(d, v, full)
+		case "gc":
+			c.GC.decode(d, v, full)
+		}
+	})
+}
+
+// syntaxError turns a YAML library error ("yaml: line 3: did not find expected key")
+// into an *Error with the line split out.
+func syntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, problem, ok := strings.Cut(rest, ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				line, msg = n, problem
+				if parserProblem(problem) {
+					line++ // the library reports parser (not scanner) errors 0-based
+				}
+			}
+		}
+	}
+	return &Error{Line: line, Msg: "YAML syntax: " + msg}
+}
+
+// parserProblem reports whether msg is one of the YAML library's parser error messages,
+// whose line it reports 0-based (scanner errors are 1-based).
+func parserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected <stream-start>",
+		"did not find expected <document start>",
+		"found undefined tag handle",
+		"did not find expected node content",
+		"did not find expected '-' indicator",
+		"did not find expected key",
+		"did not find expected ',' or ']'",
+		"did not find expected ',' or '}'",
+		"found duplicate %YAML directive",
+		"found incompatible YAML document",
+		"found duplicate %TAG directive":
+		return true
+	}
+	return false
+}
+
+// decodeNode reads the next YAML document into n. A panic inside the YAML library
+// becomes an error, so Parse never panics whatever the input.
+func decodeNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: internal error: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}

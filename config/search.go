@@ -1,0 +1,117 @@
+package config
+
+import (
+	"math"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxChunksPerFile is the largest value search.chunks_per_file accepts.
+const MaxChunksPerFile = 1000
+
+// Search is the `search:` section: BM25F ranking settings (package graph).
+type Search struct {
+	// Weights are the per-field BM25F weights. Keys left out keep their defaults.
+	Weights Weights `yaml:"weights"`
+	// FolderFactors multiply the score of hits under a folder prefix (with a trailing
+	// slash), e.g. {"generated/": 0.5}; the longest matching prefix wins. Each factor
+	// is ≥ 0. Default: none.
+	FolderFactors map[string]float64 `yaml:"folder_factors"`
+	// DiversityCap is the most hits one folder may have in a result page; 0 (the
+	// default) turns the cap off.
+	DiversityCap int `yaml:"diversity_cap"`
+	// StopWords are dropped from queries and postings. Default: a small English list.
+	// An empty list keeps every word.
+	StopWords []string `yaml:"stop_words"`
+	// ChunksPerFile is how many hits one note may contribute to a result page.
+	// Default 1.
+	ChunksPerFile int `yaml:"chunks_per_file"`
+}
+
+// Weights are BM25F field weights, each a finite number ≥ 0; at least one must be
+// positive.
+type Weights struct {
+	Title       float64 `yaml:"title"`
+	Aliases     float64 `yaml:"aliases"`
+	Tags        float64 `yaml:"tags"`
+	Headings    float64 `yaml:"headings"`
+	Body        float64 `yaml:"body"`
+	Path        float64 `yaml:"path"`
+	Frontmatter float64 `yaml:"frontmatter"`
+}
+
+func defaultSearch() Search {
+	return Search{
+		Weights: Weights{
+			Title: 6, Aliases: 3, Tags: 3, Headings: 2, Body: 1, Path: 0.5, Frontmatter: 1,
+		},
+		FolderFactors: map[string]float64{},
+		StopWords: []string{
+			// Lucene's English stop set.
+			"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
+			"into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the",
+			"their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+		},
+		ChunksPerFile: 1,
+	}
+}
+
+func (s *Search) decode(d *decoder, n *yaml.Node, key string) {
+	d.mapping(n, key, []string{"weights", "folder_factors", "diversity_cap", "stop_words", "chunks_per_file"}, func(k, full string, v *yaml.Node) {
+		switch k {
+		case "weights":
+			s.Weights.decode(d, v, full)
+		case "folder_factors":
+			s.decodeFactors(d, v, full)
+		case "diversity_cap":
+			d.integer(v, full, 0, math.MaxInt32, &s.DiversityCap)
+		case "stop_words":
+			d.strs(v, full, &s.StopWords, word)
+		case "chunks_per_file":
+			d.integer(v, full, 1, MaxChunksPerFile, &s.ChunksPerFile)
+		}
+	})
+}
+
+func (s *Search) decodeFactors(d *decoder, n *yaml.Node, key string) {
+	if !d.usable(n, key) {
+		return
+	}
+	before := len(d.errs)
+	out := map[string]float64{}
+	d.mapping(n, key, nil, func(k, full string, v *yaml.Node) {
+		f, msg := folder(k)
+		if msg != "" {
+			d.errorf(v, full, "%s", msg)
+			return
+		}
+		if _, dup := out[f]; dup {
+			d.errorf(v, full, "folder %q is listed twice (with and without the trailing slash); keep one", f)
+			return
+		}
+		factor, mark := math.NaN(), len(d.errs)
+		d.number(v, full, 0, math.MaxFloat64, &factor)
+		if !math.IsNaN(factor) {
+			out[f] = factor
+		} else if len(d.errs) == mark {
+			d.errorf(v, full, "want a number ≥ 0, e.g. 0.5")
+		}
+	})
+	if len(d.errs) == before {
+		s.FolderFactors = out
+	}
+}
+
+func (w *Weights) decode(d *decoder, n *yaml.Node, key string) {
+	fields := []string{"title", "aliases", "tags", "headings", "body", "path", "frontmatter"}
+	d.mapping(n, key, fields, func(k, full string, v *yaml.Node) {
+		dst := map[string]*float64{
+			"title": &w.Title, "aliases": &w.Aliases, "tags": &w.Tags, "headings": &w.Headings,
+			"body": &w.Body, "path": &w.Path, "frontmatter": &w.Frontmatter,
+		}[k]
+		d.number(v, full, 0, 1e6, dst)
+	})
+	if w.Title+w.Aliases+w.Tags+w.Headings+w.Body+w.Path+w.Frontmatter == 0 {
+		d.errorf(n, key, "at least one weight must be positive")
+	}
+}

@@ -1,0 +1,80 @@
+package hooks
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// edges applies the typed-edge rules to every entry of the note's `edges:` list.
+// Whether the target note exists is the graph's business, not a gate's.
+func (c *checker) edges() {
+	types := c.g.cfg.Edges.Types
+	minWhy := c.g.cfg.Edges.MinWhy
+	for _, e := range c.n.Edges {
+		if !c.g.types[e.Type] {
+			if fix := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(e.Type))); c.g.types[fix] {
+				c.add(RuleEdgeTypeUnknown, e.Line, "unknown edge type `%s`: write `%s`", e.Type, fix)
+			} else if len(types) == 0 {
+				c.add(RuleEdgeTypeUnknown, e.Line, "unknown edge type `%s`: this vault allows no typed edges (edges.types is empty); use a [[wikilink]] in the body", e.Type)
+			} else {
+				c.add(RuleEdgeTypeUnknown, e.Line, "unknown edge type `%s`: use one of %s (edges.types)", e.Type, strings.Join(types, ", "))
+			}
+		}
+		why := strings.TrimSpace(e.Why)
+		if n := utf8.RuneCountInString(why); n < minWhy {
+			c.add(RuleEdgeWhyShort, e.Line, "`why` has %d characters; write at least %d saying why the link holds, e.g. `why: Both hash items into a small array and trade exactness for memory.`", n, minWhy)
+		}
+		if why != "" {
+			if ws := words(why); len(ws) < 3 {
+				c.add(RuleEdgeWhyRestates, e.Line, "`why` has fewer than 3 words; write a sentence saying why the link holds")
+			} else if restates(ws, e) {
+				c.add(RuleEdgeWhyRestates, e.Line, "`why` only repeats the edge type and the target's name; say in your own words why the link holds (the shared mechanism, the evidence, the dependency)")
+			}
+		}
+		if c.isSelf(e.Target) {
+			c.add(RuleEdgeSelf, e.Line, "the edge points at this note itself; point it at another note or remove it")
+		}
+	}
+}
+
+// words splits s into lowercase runs of letters and digits.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// restates reports whether every word of the why is a word of the edge's type or
+// target: "Same mechanism as Count-min sketch" for same_mechanism_as → [[Count-min
+// sketch]].
+func restates(why []string, e note.Edge) bool {
+	known := map[string]bool{}
+	for _, w := range words(e.Type + " " + e.Target + " " + e.To) {
+		known[w] = true
+	}
+	for _, w := range why {
+		if !known[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// isSelf reports whether an edge target names the note itself, the way links
+// resolve: by path (with or without ".md"), by file stem or by title, ignoring case.
+func (c *checker) isSelf(target string) bool {
+	t := strings.TrimSpace(target)
+	if t == "" {
+		return true // [[#Heading]]: a heading of this note
+	}
+	t = strings.ToLower(strings.TrimPrefix(t, "./"))
+	t = strings.TrimSuffix(t, ".md")
+	p := strings.ToLower(string(c.path))
+	p = strings.TrimSuffix(p, ".md")
+	return t == p ||
+		t == strings.ToLower(note.Stem(c.path)) ||
+		t == strings.ToLower(strings.TrimSpace(c.n.Title))
+}

@@ -1,0 +1,50 @@
+package hooks_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/hooks"
+)
+
+// BenchmarkGates_Check measures the gates on one update of a strict-profile note with
+// a protected block, by note size: the cost every write pays before its commit.
+func BenchmarkGates_Check(b *testing.B) {
+	c := config.Default()
+	c.Gates.Profile = config.ProfileStrict
+	g := hooks.New(c)
+	block := "<!-- norn:related:start -->\nRelated: [[Count-min sketch]]\n<!-- norn:related:end -->\n"
+	for _, size := range []int{1 << 10, 16 << 10, 256 << 10} {
+		var body strings.Builder
+		for body.Len() < size {
+			fmt.Fprintf(&body, "A line of prose with a [[link %d]] and some #tag words in it.\n", body.Len())
+		}
+		old := []byte(strictGood + body.String() + block)
+		updated := []byte(strictGood + body.String() + "One more line.\n" + block)
+		p := hooks.Proposal{Writer: agent, Op: "edit", Changes: []hooks.Change{
+			{Kind: hooks.KindPut, Path: "tech/bloom.md", Old: old, New: updated},
+		}}
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(updated)))
+			for b.Loop() {
+				if err := g.Check(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidPath measures path safety alone.
+func BenchmarkValidPath(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := hooks.ValidPath("projects/2026/q3/Bloom filters and friends.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

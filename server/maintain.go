@@ -1,0 +1,63 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/norn-vault/norn/repo"
+)
+
+// Maintainer keeps a served vault tidy in the background: it commits edits a person
+// makes in the working tree (Norn-Op: external) and packs loose objects once there
+// are more than the settings allow (gc.loose_objects).
+type Maintainer struct {
+	Vault    *repo.Vault
+	Settings *Settings
+	Logger   *slog.Logger
+	// Every is the pause between rounds (default 2 s).
+	Every time.Duration
+}
+
+// Run works until ctx is done; it returns nil then.
+func (m *Maintainer) Run(ctx context.Context) error {
+	every := m.Every
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	log := m.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := m.Round(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("vault maintenance", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Round does one round of maintenance and reports what it did.
+func (m *Maintainer) Round(ctx context.Context) error {
+	res, err := m.Vault.CommitExternal(ctx, "", "")
+	if err != nil && !errors.Is(err, repo.ErrConflict) {
+		return err // a conflict means Norn wrote the same note meanwhile: next round
+	}
+	if res != nil && m.Logger != nil {
+		m.Logger.Info("committed external edits", "commit", res.Commit, "files", len(res.Changes))
+	}
+	cfg, _, _ := m.Settings.Current(ctx)
+	if limit := cfg.GC.LooseObjects; limit > 0 && m.Vault.LooseObjects() > limit {
+		if _, err := m.Vault.GC(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

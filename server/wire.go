@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// ConfigPath is where a vault keeps its settings, committed with the notes.
+const ConfigPath note.Path = ".norn/config.yaml"
+
+// Settings follows a vault's .norn/config.yaml at HEAD and the gates built from it.
+// It re-reads the file only when its revision changes. The zero value is not usable;
+// call Bind once the vault is open.
+type Settings struct {
+	mu    sync.Mutex
+	vault *repo.Vault
+	rev   repo.Revision
+	cfg   config.Config
+	gates *hooks.Gates
+	err   error
+}
+
+// NewSettings returns settings that hold the defaults until Bind.
+func NewSettings() *Settings {
+	cfg := config.Default()
+	return &Settings{cfg: cfg, gates: hooks.New(cfg), rev: "unbound"}
+}
+
+// Bind attaches the settings to an open vault.
+func (s *Settings) Bind(v *repo.Vault) {
+	s.mu.Lock()
+	s.vault = v
+	s.rev = "unbound"
+	s.mu.Unlock()
+}
+
+// Current returns the vault's settings at HEAD and their gates. A config file that
+// does not parse gives the defaults together with the parse error.
+func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vault == nil {
+		return s.cfg, s.gates, nil
+	}
+	rev := s.vault.Revision(ConfigPath)
+	if rev == s.rev {
+		return s.cfg, s.gates, s.err
+	}
+	s.rev, s.err = rev, nil
+	cfg := config.Default()
+	if rev != "" {
+		b, err := s.vault.ReadRevision(ctx, rev)
+		if err == nil {
+			cfg, err = config.Parse(b)
+		}
+		if err != nil {
+			s.err = fmt.Errorf("%s: %w", ConfigPath, err)
+			cfg = config.Default()
+		}
+	}
+	s.cfg, s.gates = cfg, hooks.New(cfg)
+	return s.cfg, s.gates, s.err
+}
+
+// Gate is a repo.GateFunc running the vault's write gates. A change to
+// .norn/config.yaml must itself parse.
+func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
+	_, gates, _ := s.Current(ctx)
+	hp := hooks.Proposal{
+		Writer:    hooks.Writer{Name: p.Author.Name, Roles: p.Roles},
+		Op:        string(p.Op),
+		IsSymlink: p.IsSymlink,
+	}
+	var extra []hooks.Violation
+	for _, c := range p.Changes {
+		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From, Old: c.Old, New: c.New})
+		if c.Path == ConfigPath && c.New != nil {
+			if _, err := config.Parse(c.New); err != nil {
+				v := hooks.Violation{Rule: "config-invalid", Path: c.Path, Message: err.Error()}
+				var ce *config.Error
+				if errors.As(err, &ce) {
+					v.Line = ce.Line
+				}
+				extra = append(extra, v)
+			}
+		}
+	}
+	err := gates.Check(ctx, hp)
+	if len(extra) == 0 {
+		return err
+	}
+	rej := &hooks.Rejection{}
+	if errors.As(err, &rej) {
+		rej.Violations = append(rej.Violations, extra...)
+		return rej
+	}
+	if err != nil {
+		return err
+	}
+	return &hooks.Rejection{Violations: extra}
+}
