@@ -555,5 +555,5 @@ func (v *Vault) isSymlink(base *snapshot) func(string) bool {
 func (v *Vault) hasIdleWork() bool {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	return len(v.pendingStat) > 0 || len(v.idx.old) > 0
+	return len(v.pendingStat) > 0
 }

@@ -35,8 +35,9 @@ type gitIndex struct {
 	entries []idxEntry
 	// written is when the file was last written, for git's racy-clean rule.
 	written time.Time
-	// old lists superseded index files still to unlink (see writeBytes).
-	old []string
+	// drop receives superseded index files to unlink off the write path (see
+	// writeBytes); nil means unlink at once.
+	drop chan<- string
 }
 
 func (x *gitIndex) find(name string) (int, bool) {
@@ -171,10 +172,17 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	var old string
 	if err == nil {
 		old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
-		if os.Link(x.path, old) == nil {
-			x.old = append(x.old, old)
+		if x.drop == nil || os.Link(x.path, old) != nil {
+			old = ""
 		}
 		err = os.Rename(lock, x.path)
+	}
+	if old != "" {
+		select {
+		case x.drop <- old:
+		default:
+			os.Remove(old) // the unlinker is behind: do it here
+		}
 	}
 	if err != nil {
 		os.Remove(lock)
@@ -182,14 +190,6 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	}
 	x.written = time.Now()
 	return nil
-}
-
-// dropOld unlinks the superseded index files writeBytes kept.
-func (x *gitIndex) dropOld() {
-	for _, p := range x.old {
-		os.Remove(p)
-	}
-	x.old = x.old[:0]
 }
 
 // removeStaleOld removes superseded index files a crash left behind.

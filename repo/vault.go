@@ -85,7 +85,10 @@ type Vault struct {
 	closing chan struct{}
 	done    chan struct{}
 	closeMu sync.Once
-	wg      sync.WaitGroup // queued submitters
+	// unlinks feeds the unlinker goroutine superseded git index files.
+	unlinks  chan string
+	unlinked chan struct{}
+	wg       sync.WaitGroup // queued submitters
 
 	// idx is git's index; only the committer changes it, under idxMu.
 	idxMu sync.Mutex
@@ -164,6 +167,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		dir: abs, gitDir: gitDir, branch: branch, opts: opts, log: opts.Logger,
 		objs: newObjectStore(gitDir), wt: wt,
 		reqs: make(chan *request, 1024), closing: make(chan struct{}), done: make(chan struct{}),
+		unlinks: make(chan string, 64), unlinked: make(chan struct{}),
 	}
 	if err := os.MkdirAll(filepath.Join(gitDir, "norn"), 0o755); err != nil {
 		v.closeFiles()
@@ -179,11 +183,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
 	v.idx = idx
+	v.idx.drop = v.unlinks
 	v.pendingStat = map[string]fs.FileInfo{}
 	if err := v.recover(ctx); err != nil {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: recover working tree: %w", abs, err)
 	}
+	go v.unlinker()
 	go v.run()
 	return v, nil
 }
@@ -215,9 +221,20 @@ func (v *Vault) Close() error {
 	v.closeMu.Do(func() {
 		close(v.closing)
 		<-v.done
+		close(v.unlinks)
+		<-v.unlinked
 		v.closeFiles()
 	})
 	return nil
+}
+
+// unlinker removes superseded git index files so that freeing their blocks (about
+// 1 ms for a 10,000-note index) stays off the write path.
+func (v *Vault) unlinker() {
+	defer close(v.unlinked)
+	for p := range v.unlinks {
+		os.Remove(p)
+	}
 }
 
 func (v *Vault) closeFiles() {

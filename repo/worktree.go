@@ -65,7 +65,6 @@ func (v *Vault) refreshIndex() {
 			v.log.Error("write git index", "err", err)
 		}
 	}
-	v.idx.dropOld()
 }
 
 // writeWorktree makes the working tree match the commits just published (external
