@@ -3,4 +3,9 @@
 //
 // It is pure: no I/O, no clock, no globals, and it imports nothing of Norn's. Parsing an
 // unchanged note and serialising it again gives back the exact input bytes.
+//
+// Parse checks the note against the rules in errors.go and returns a *Note; SetField
+// and DeleteField edit one frontmatter key without touching any other byte; Section
+// and Note.Outline work on the heading tree. docs/vault-format.md describes exactly
+// what the codec accepts and refuses.
 package note

@@ -12,17 +12,18 @@ var ErrInvalid = errors.New("invalid note")
 // MCP clients branch on them.
 type Rule string
 
+// The rules Parse applies, in the order it checks them (docs/vault-format.md).
 const (
-	RuleInvalidUTF8    Rule = "invalid-utf8"
-	RuleUnterminated   Rule = "frontmatter-unterminated"
-	RuleTooLarge       Rule = "frontmatter-too-large"
-	RuleYAMLSyntax     Rule = "yaml-syntax"
-	RuleNotMapping     Rule = "frontmatter-not-mapping"
-	RuleDuplicateKey   Rule = "yaml-duplicate-key"
-	RuleYAMLAlias      Rule = "yaml-alias"
-	RuleInvalidEdges   Rule = "edges-invalid"
-	RuleInvalidTags    Rule = "tags-invalid"
-	RuleInvalidAliases Rule = "aliases-invalid"
+	RuleInvalidUTF8    Rule = "invalid-utf8"             // a byte sequence that is not UTF-8, anywhere
+	RuleUnterminated   Rule = "frontmatter-unterminated" // "---" on line 1 and no closing "---" or "..."
+	RuleTooLarge       Rule = "frontmatter-too-large"    // a block over MaxFrontmatter bytes
+	RuleYAMLSyntax     Rule = "yaml-syntax"              // YAML that does not parse
+	RuleNotMapping     Rule = "frontmatter-not-mapping"  // a top level that is not a mapping
+	RuleDuplicateKey   Rule = "yaml-duplicate-key"       // a key repeated in a mapping, at any depth
+	RuleYAMLAlias      Rule = "yaml-alias"               // an anchor, alias or merge key
+	RuleInvalidEdges   Rule = "edges-invalid"            // edges not a list of {to, type, why}
+	RuleInvalidTags    Rule = "tags-invalid"             // tags/tag not a list or string
+	RuleInvalidAliases Rule = "aliases-invalid"          // aliases/alias not a list or string
 )
 
 // MaxFrontmatter is the largest frontmatter block (delimiters included) Parse accepts.

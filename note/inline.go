@@ -7,8 +7,12 @@ import (
 )
 
 // maxLinkText bounds how far the scanner looks for the ']' closing a Markdown
-// link's text, which keeps a run of unclosed '[' linear.
-const maxLinkText = 1024
+// link's text, and maxLinkDest how long a destination or title may be; they keep
+// runs of unclosed '[', '(' or quotes linear.
+const (
+	maxLinkText = 1024
+	maxLinkDest = 2048
+)
 
 // Bit sets of the ASCII bytes the inline scanner stops at: ! # < [ \ `.
 const (
@@ -200,6 +204,9 @@ func (s *inlineScanner) mdLink(start, br int, bang bool) (int, bool) {
 	// Link text: balanced brackets, backslash escapes, code spans.
 	depth, j := 1, br+1
 	limit := min(end, br+1+maxLinkText)
+	if bytes.IndexByte(raw[j:limit], ']') < 0 {
+		return 0, false
+	}
 	for j < limit {
 		switch raw[j] {
 		case '\\':
@@ -221,6 +228,7 @@ func (s *inlineScanner) mdLink(start, br int, bang bool) (int, bool) {
 		return 0, false
 	}
 	textEnd := j
+	end = min(end, j+2+maxLinkDest)
 	p := skipLinkSpace(raw, j+2, end)
 	var dest []byte
 	if p < end && raw[p] == '<' {

@@ -32,15 +32,17 @@ type Note struct {
 // TitleSource says where a note's title came from.
 type TitleSource string
 
+// The places a title comes from, in the order they are tried.
 const (
-	TitleFromFrontmatter TitleSource = "frontmatter"
-	TitleFromHeading     TitleSource = "h1"
-	TitleFromPath        TitleSource = "path"
+	TitleFromFrontmatter TitleSource = "frontmatter" // a non-empty `title:` value
+	TitleFromHeading     TitleSource = "h1"          // the first non-empty level-1 heading
+	TitleFromPath        TitleSource = "path"        // the file name without ".md"
 )
 
 // LinkKind is the syntax a link was written in.
 type LinkKind string
 
+// The link kinds. A Markdown image of a note, "![alt](note.md)", is LinkMarkdown.
 const (
 	LinkWiki     LinkKind = "wikilink" // [[target]]
 	LinkEmbed    LinkKind = "embed"    // ![[target]]
@@ -52,7 +54,9 @@ type Link struct {
 	Kind LinkKind
 	// Target is the link target as written, without the #fragment, alias or, for
 	// Markdown links, URL escapes (percent-decoded). For "[[a/b#h|x]]" it is "a/b".
-	// It is empty for a same-note heading link such as "[[#Heading]]".
+	// It is empty for a same-note heading link such as "[[#Heading]]". A Markdown
+	// link's target is a path relative to the note's folder, kept as written
+	// ("../a/b.md"); a wikilink's is a vault-wide name or path.
 	Target string
 	// Heading is the heading fragment ("h" above), empty if none.
 	Heading string

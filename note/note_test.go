@@ -459,3 +459,36 @@ func TestNote_Bytes(t *testing.T) {
 		}
 	}
 }
+
+// TestParse_Adversarial parses inputs built to trip quadratic scans (unclosed
+// brackets, parens, backticks, comments). It asserts only the results; a
+// regression shows up as this test taking seconds instead of milliseconds.
+func TestParse_Adversarial(t *testing.T) {
+	const size = 16 << 10
+	inputs := map[string]string{
+		"open brackets":      strings.Repeat("[", size),
+		"open wikilinks":     strings.Repeat("[[a", size),
+		"open embeds":        strings.Repeat("![", size),
+		"open destinations":  strings.Repeat("[a](", size),
+		"open titles":        strings.Repeat("[a](b \"", size),
+		"open code in links": strings.Repeat("[`", size),
+		"backtick runs":      strings.Repeat("`a``b", size),
+		"open comments":      strings.Repeat("<!--", size),
+		"nested brackets":    strings.Repeat("[a ", size) + strings.Repeat("]", size),
+		"hash runs":          strings.Repeat("(#a", size),
+		"deep flow yaml":     "---\na: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n---\n",
+	}
+	for name, in := range inputs {
+		n, err := Parse("x.md", []byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if msg := checkNote(n, n.Raw); msg != "" {
+			t.Errorf("%s: %s", name, msg)
+		}
+		if name != "hash runs" && len(n.Links)+len(n.Tags) != 0 {
+			t.Errorf("%s: %d links, %d tags", name, len(n.Links), len(n.Tags))
+		}
+	}
+}
