@@ -50,7 +50,7 @@ func TestVault_Conflicts(t *testing.T) {
 	r1 := write(t, v, put("a.md", "one\n", ""))
 	head := v.Head()
 	status := gitCmd(t, v.Dir(), "status", "--porcelain")
-	idx, _ := os.ReadFile(filepath.Join(v.GitDir(), "index"))
+	idx := gitCmd(t, v.Dir(), "ls-files", "--stage")
 	cases := []struct {
 		name string
 		c    repo.Change
@@ -81,8 +81,7 @@ func TestVault_Conflicts(t *testing.T) {
 	if gitCmd(t, v.Dir(), "status", "--porcelain") != status {
 		t.Fatal("working tree changed")
 	}
-	idx2, _ := os.ReadFile(filepath.Join(v.GitDir(), "index"))
-	if string(idx) != string(idx2) {
+	if gitCmd(t, v.Dir(), "ls-files", "--stage") != idx {
 		t.Fatal("git index changed")
 	}
 	if readFile(t, v, "a.md") != "one\n" {
