@@ -59,6 +59,16 @@ func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 		}
 		return st.res, err
 	}
+	// Write the new blobs here, in the writer's goroutine, so that concurrent writers
+	// compress and create them in parallel; the committer then finds them in place.
+	// A blob of a write that fails later is unreachable and pruned by git gc.
+	for _, c := range tx.Changes {
+		if (c.Kind == Put || c.Kind == Move) && c.Content != nil && len(c.Content) <= v.opts.MaxNoteBytes {
+			if _, err := v.objs.write("blob", c.Content); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return v.submit(ctx, &request{tx: &tx})
 }
 
