@@ -51,6 +51,9 @@ func commands() []command {
 		{"mv", "OLD NEW", "move or rename a note", runMv},
 		{"commit", "", "commit edits made in the working tree (Norn-Op: external)", runCommit},
 		{"gc", "", "pack loose objects", runGC},
+		{"search", "QUERY [--limit N] [--folder F]", "search the notes (BM25F; --stdin for one query per line)", runSearch},
+		{"reindex", "", "rebuild the search index from HEAD", runReindex},
+		{"bench", "search CORPUS_NOTES QUERIES.jsonl [QRELS]", "measure search on a corpus against the SQLite FTS5 anchor", runBench},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 	}
 }
@@ -195,6 +198,22 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// newFlags returns a command's flag set with the global flags registered.
+func newFlags(name string, g *globals) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	g.register(fs)
+	return fs
+}
+
+// parseArgs parses a command's flags and checks it got lo to hi arguments.
+func parseArgs(fs *flag.FlagSet, args []string, lo, hi int) ([]string, error) {
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return args, wantArgs(args, lo, hi)
 }
 
 // wantArgs checks the number of positional arguments.

@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 )
 
 func runCommit(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("commit", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("commit", g)
 	message := fs.String("message", "", "commit message subject")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 0, 0)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 0); err != nil {
 		return err
 	}
 	v, _, err := openVault(ctx, e, g)

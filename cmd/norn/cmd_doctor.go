@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -28,14 +27,10 @@ type doctorReport struct {
 }
 
 func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("doctor", g)
 	maxWarn := fs.Int("max-warnings", 200, "list at most this many gate warnings")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 0, 0)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 0); err != nil {
 		return err
 	}
 	v, settings, err := openVault(ctx, e, g)
@@ -107,7 +102,19 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	} else {
 		add("gates", "ok", fmt.Sprintf("%s checked", plural(notes, "note")))
 	}
-	add("index", "skip", "no search index yet")
+	x := openIndexer(ctx, e, g, v, settings)
+	commit, problem := x.Status()
+	x.Close()
+	switch {
+	case problem != "":
+		add("index", "warn", problem+" (searches scan meanwhile; `norn reindex` repairs)")
+	case commit == "":
+		add("index", "warn", "no search index yet; `norn reindex` builds it (the first search does too)")
+	case commit != string(v.Head()):
+		add("index", "ok", fmt.Sprintf("at %.12s, behind HEAD: the next search catches up", commit))
+	default:
+		add("index", "ok", fmt.Sprintf("at HEAD %.12s", commit))
+	}
 
 	failed := false
 	for _, c := range rep.Checks {

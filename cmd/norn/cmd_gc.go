@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 )
 
 func runGC(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
-	g.register(fs)
-	args, err := parseFlags(fs, args)
+	fs := newFlags("gc", g)
+	args, err := parseArgs(fs, args, 0, 0)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 0); err != nil {
 		return err
 	}
 	v, _, err := openVault(ctx, e, g)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/norn-vault/norn/repo"
@@ -19,14 +18,10 @@ inbox: inbox/
 `
 
 func runInit(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("init", g)
 	branch := fs.String("branch", "main", "branch of a new repository")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 0, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 1); err != nil {
 		return err
 	}
 	dir := vaultDir(e, g)

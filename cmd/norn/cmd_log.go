@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/norn-vault/norn/note"
 )
 
 func runLog(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("log", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("log", g)
 	limit := fs.Int("limit", 20, "at most this many commits")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 0, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 1); err != nil {
 		return err
 	}
 	if *limit <= 0 || *limit > 10000 {

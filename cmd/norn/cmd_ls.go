@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path"
 )
 
 func runLs(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("ls", g)
 	at := fs.String("at", "", "list at this commit")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 0, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 0, 1); err != nil {
 		return err
 	}
 	folder := ""

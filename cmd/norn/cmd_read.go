@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/norn-vault/norn/note"
 )
 
 func runRead(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("read", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("read", g)
 	at := fs.String("at", "", "read at this commit (id, short id, branch, HEAD~N)")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 1, 1); err != nil {
 		return err
 	}
 	v, _, err := openVault(ctx, e, g)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"regexp"
 
 	"github.com/norn-vault/norn/note"
@@ -12,17 +11,13 @@ import (
 var fullHex = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("restore", g)
 	var w writer
 	w.register(fs)
 	from := fs.String("from", "", "a commit (id, short id, HEAD~N) holding the note, or the note's revision (required)")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 1, 1); err != nil {
 		return err
 	}
 	if *from == "" {
@@ -43,9 +38,5 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	tx := w.tx(v, repo.OpRestore)
 	tx.DryRun = *dry
 	tx.Changes = []repo.Change{c}
-	res, err := v.Apply(ctx, tx)
-	if res == nil {
-		return err
-	}
-	return printResult(e, g, res, err)
+	return applyAndPrint(ctx, e, g, v, tx)
 }

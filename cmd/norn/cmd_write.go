@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,17 +13,13 @@ import (
 const maxStdin = 64 << 20
 
 func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
-	fs := flag.NewFlagSet("write", flag.ContinueOnError)
-	g.register(fs)
+	fs := newFlags("write", g)
 	var w writer
 	w.register(fs)
 	expected := fs.String("expected-revision", "", "the revision you read; required to update an existing note")
 	dry := fs.Bool("dry-run", false, "check revision and gates and show what would change; write nothing")
-	args, err := parseFlags(fs, args)
+	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(args, 1, 1); err != nil {
 		return err
 	}
 	content, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
@@ -42,9 +37,5 @@ func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
 	tx := w.tx(v, repo.OpWrite)
 	tx.DryRun = *dry
 	tx.Changes = []repo.Change{{Kind: repo.Put, Path: note.Path(args[0]), Content: content, ExpectedRevision: repo.Revision(*expected)}}
-	res, err := v.Apply(ctx, tx)
-	if res == nil {
-		return err
-	}
-	return printResult(e, g, res, err)
+	return applyAndPrint(ctx, e, g, v, tx)
 }

@@ -1,10 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/norn-vault/norn/repo"
 )
+
+// applyAndPrint applies a transaction and prints its result (also for a dry run or
+// a rejection with a dry run's result).
+func applyAndPrint(ctx context.Context, e *env, g *globals, v *repo.Vault, tx repo.Tx) error {
+	res, err := v.Apply(ctx, tx)
+	if res == nil {
+		return err
+	}
+	return printResult(e, g, res, err)
+}
 
 // printResult prints what a mutation did (or would do, for a dry run).
 func printResult(e *env, g *globals, res *repo.Result, verdict error) error {

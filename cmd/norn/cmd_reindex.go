@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := newFlags("reindex", g)
+	args, err := parseArgs(fs, args, 0, 0)
+	if err != nil {
+		return err
+	}
+	v, settings, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	x := openIndexer(ctx, e, g, v, settings)
+	defer x.Close()
+	tty := isTerminal(e.stderr)
+	start := time.Now()
+	last := time.Time{}
+	err = x.Rebuild(ctx, func(done, total int) {
+		if !tty || (time.Since(last) < 100*time.Millisecond && done < total) {
+			return
+		}
+		last = time.Now()
+		width := 30
+		fill := 0
+		if total > 0 {
+			fill = done * width / total
+		}
+		fmt.Fprintf(e.stderr, "\rindexing [%-*s] %d/%d", width, bar(fill), done, total)
+		if done >= total {
+			fmt.Fprintln(e.stderr)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	commit, _ := x.Status()
+	took := time.Since(start)
+	if g.json {
+		return printJSON(e, map[string]any{"index_commit": commit, "took_ms": took.Milliseconds()})
+	}
+	fmt.Fprintf(e.stdout, "index rebuilt at %.12s in %s\n", commit, took.Round(time.Millisecond))
+	return nil
+}
+
+func bar(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '='
+	}
+	return string(b)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/server"
+)
+
+// searchHit is one result as `norn search --json` prints it.
+type searchHit struct {
+	Path    string  `json:"path"`
+	Title   string  `json:"title"`
+	Score   float64 `json:"score"`
+	Line    int     `json:"line"`
+	Snippet string  `json:"snippet"`
+	Section string  `json:"section"`
+}
+
+type searchJSON struct {
+	ID string `json:"id,omitempty"`
+	*server.SearchResponse
+	Results []searchHit `json:"results"`
+	Error   string      `json:"error,omitempty"`
+}
+
+func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := newFlags("search", g)
+	limit := fs.Int("limit", 10, "at most this many results (1..1000)")
+	offset := fs.Int("offset", 0, "skip this many results")
+	folder := fs.String("folder", "", "only notes under this folder")
+	stdin := fs.Bool("stdin", false, `read one query per line (or JSON lines {"id","text"}) and print one JSON line per query`)
+	literal := fs.Bool("literal", false, "take the query as plain words (no operators)")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > 1000 || *offset < 0 {
+		return usagef("--limit must be 1..1000 and --offset ≥ 0")
+	}
+	if !*stdin && len(args) == 0 {
+		return usagef("missing query")
+	}
+	v, settings, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	x := openIndexer(ctx, e, g, v, settings)
+	defer x.Close()
+	if err := x.CatchUp(ctx); err != nil {
+		logger(e, g).Warn("catch up index", "err", err)
+	}
+	req := server.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal}
+	if !*stdin {
+		req.Query = strings.Join(args, " ")
+		resp, err := x.Search(ctx, req)
+		if err != nil {
+			return queryError(err)
+		}
+		if g.json {
+			return printJSON(e, toJSON("", resp))
+		}
+		printHits(e, resp)
+		return nil
+	}
+	sc := bufio.NewScanner(e.stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	enc := json.NewEncoder(e.stdout)
+	n := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		n++
+		id, text := fmt.Sprint(n), line
+		if strings.HasPrefix(line, "{") {
+			var q struct {
+				ID   any    `json:"id"`
+				QID  any    `json:"qid"`
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal([]byte(line), &q); err != nil {
+				enc.Encode(searchJSON{ID: id, Error: "bad JSON line: " + err.Error(), Results: []searchHit{}})
+				continue
+			}
+			text = q.Text
+			if q.ID != nil {
+				id = fmt.Sprint(q.ID)
+			} else if q.QID != nil {
+				id = fmt.Sprint(q.QID)
+			}
+		}
+		r := req
+		r.Query = text
+		resp, err := x.Search(ctx, r)
+		if err != nil {
+			enc.Encode(searchJSON{ID: id, Error: err.Error(), Results: []searchHit{}})
+			continue
+		}
+		if err := enc.Encode(toJSON(id, resp)); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func queryError(err error) error {
+	if errors.Is(err, graph.ErrQuery) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+func toJSON(id string, resp *server.SearchResponse) searchJSON {
+	out := searchJSON{ID: id, SearchResponse: resp, Results: []searchHit{}}
+	for _, h := range resp.Hits {
+		out.Results = append(out.Results, searchHit{Path: string(h.Path), Title: h.Title, Score: h.Score, Line: h.Line, Snippet: h.Snippet, Section: h.Section})
+	}
+	return out
+}
+
+func printHits(e *env, resp *server.SearchResponse) {
+	stale := ""
+	if resp.IndexStale {
+		stale = ", index stale"
+	}
+	fmt.Fprintf(e.stdout, "%d results (%s, %.1f ms%s)\n", resp.Total, resp.Engine, resp.TookMS, stale)
+	for _, h := range resp.Hits {
+		fmt.Fprintf(e.stdout, "\n%s:%d  %s  (%.2f)\n", h.Path, h.Line, h.Title, h.Score)
+		if h.Section != "" {
+			fmt.Fprintf(e.stdout, "  § %s\n", h.Section)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(h.Snippet), "\n") {
+			fmt.Fprintf(e.stdout, "  %s\n", l)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCLI_Search(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init")
+	mustCLI(t, dir, "---\ntitle: Bloom filters\ntags: [data-structures]\n---\n# Bloom filters\n\nA bloom filter hashes items into bits.\n", "write", "tech/bloom.md")
+	mustCLI(t, dir, "# Count-min sketch\n\nCounts with hashing, like a filter of counters.\n", "write", "tech/cms.md")
+	mustCLI(t, dir, "# Gardening\n\nTomatoes need sun.\n", "write", "life/garden.md")
+
+	var r map[string]any
+	if err := json.Unmarshal([]byte(mustCLI(t, dir, "", "search", "bloom", "filter", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	res := r["results"].([]any)
+	if r["engine"] != "bm25" || r["index_stale"] != false || len(res) == 0 || res[0].(map[string]any)["path"] != "tech/bloom.md" {
+		t.Fatalf("search: %v", r)
+	}
+	// A write made after the index was built is found by the next search.
+	mustCLI(t, dir, "# Zebra\n\nStripes.\n", "write", "life/zebra.md")
+	if out := mustCLI(t, dir, "", "search", "stripes"); !strings.Contains(out, "life/zebra.md") {
+		t.Fatalf("new note not found:\n%s", out)
+	}
+	// --stdin --json: one JSON line per query, ids kept, a bad query reported in line.
+	in := "{\"id\":\"q1\",\"text\":\"tomatoes\"}\nhashing\n{\"id\":\"q3\",\"text\":\"\\\"unclosed\"}\n"
+	out := mustCLI(t, dir, in, "search", "--stdin", "--json", "--folder", "")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 lines:\n%s", out)
+	}
+	var l1, l3 map[string]any
+	json.Unmarshal([]byte(lines[0]), &l1)
+	json.Unmarshal([]byte(lines[2]), &l3)
+	if l1["id"] != "q1" || l1["results"].([]any)[0].(map[string]any)["path"] != "life/garden.md" {
+		t.Fatalf("line 1: %s", lines[0])
+	}
+	if l3["id"] != "q3" {
+		t.Fatalf("line 3: %s", lines[2])
+	}
+	if _, _, code := cli(t, dir, "", "search"); code != exitUsage {
+		t.Fatalf("search without a query: exit %d", code)
+	}
+	if out := mustCLI(t, dir, "", "reindex"); !strings.Contains(out, "index rebuilt") {
+		t.Fatalf("reindex: %s", out)
+	}
+}

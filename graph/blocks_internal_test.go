@@ -1,0 +1,111 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/norn-vault/norn/note"
+)
+
+// TestTermWriter_Split puts notes one Update at a time until a term's postings
+// outgrow one block, then removes some, and checks the blocks stay within
+// bounds, in order, and hold every posting exactly once.
+func TestTermWriter_Split(t *testing.T) {
+	ix, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	const n = 3*blockMax + 17
+	for i := range n {
+		p := note.Path(fmt.Sprintf("n%04d.md", i))
+		nt, err := note.Parse(p, []byte("common words here\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Update(ctx, "c", []Doc{{Path: p, Note: nt}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rm []note.Path
+	for i := 0; i < n; i += 3 {
+		rm = append(rm, note.Path(fmt.Sprintf("n%04d.md", i)))
+	}
+	if err := ix.Update(ctx, "c2", nil, rm); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := termRange("common", false)
+	it, _ := ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	defer it.Close()
+	blocks, total, last := 0, 0, int64(-1)
+	for ok := it.First(); ok; ok = it.Next() {
+		_, key, _ := parseTermKey(it.Key())
+		es, err := decodeBlock(it.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 || len(es) > blockMax || es[len(es)-1].doc > key || int64(es[0].doc) <= last {
+			t.Fatalf("block keyed %d: %d postings from %d to %d after %d", key, len(es), es[0].doc, es[len(es)-1].doc, last)
+		}
+		for _, e := range es {
+			if int64(e.doc) <= last {
+				t.Fatalf("doc %d after %d", e.doc, last)
+			}
+			last = int64(e.doc)
+		}
+		blocks++
+		total += len(es)
+	}
+	if want := n - len(rm); total != want || blocks < 3 {
+		t.Errorf("%d postings in %d blocks, want %d in ≥ 3", total, blocks, want)
+	}
+	if res, _ := ix.Search(ctx, "common", SearchOptions{}); res.Total != n-len(rm) {
+		t.Errorf("search total %d", res.Total)
+	}
+}
+
+func TestBlock_RoundTrip(t *testing.T) {
+	var pf [numFields][]uint32
+	pf[fieldTitle] = []uint32{0}
+	pf[fieldBody] = []uint32{3, 9, 200}
+	pf[fieldMeta] = []uint32{1 << 20}
+	head, pos := encodeEntry(nil, nil, &pf)
+	var w blockWriter
+	w.add(7, head, pos)
+	w.add(300, head, pos)
+	var r blockReader
+	if err := r.init(w.value(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{7, 300} {
+		if !r.next() || r.cur.doc != want || r.cur.tf[fieldBody] != 3 || r.cur.tf[fieldTitle] != 1 {
+			t.Fatalf("posting %+v, want doc %d", r.cur, want)
+		}
+		ps, err := r.positions(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fieldPositions(ps, &r.cur.tf, fieldBody); fmt.Sprint(got) != "[3 9 200]" {
+			t.Errorf("body positions %v", got)
+		}
+		if got := fieldPositions(ps, &r.cur.tf, fieldMeta); fmt.Sprint(got) != "[1048576]" {
+			t.Errorf("meta positions %v", got)
+		}
+	}
+	if r.next() || r.err != nil {
+		t.Errorf("after the end: %v", r.err)
+	}
+	// Truncated values are reported, never panic.
+	v := w.value(nil)
+	for i := range len(v) {
+		var r blockReader
+		if r.init(v[:i]) != nil {
+			continue
+		}
+		for r.next() {
+		}
+	}
+}

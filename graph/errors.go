@@ -1,0 +1,38 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Match them with errors.Is; every error the package returns wraps
+// one of these or an error from the caller (a context error, a Doc iterator's error).
+var (
+	// ErrFormat means the index on disk was written by another format version or with
+	// other analysis settings (stop words). The index is derived data: the caller
+	// removes the directory, opens it again and rebuilds.
+	ErrFormat = errors.New("index format mismatch")
+	// ErrCorrupt means the index's files are damaged. As for ErrFormat, the caller
+	// removes the directory and rebuilds; until then Scan answers queries.
+	ErrCorrupt = errors.New("index corrupt")
+	// ErrLocked means another handle (in this process or another) holds the index.
+	ErrLocked = errors.New("index locked by another process")
+	// ErrClosed is returned by every method of a closed Index.
+	ErrClosed = errors.New("index closed")
+	// ErrQuery is matched by every *QueryError.
+	ErrQuery = errors.New("invalid query")
+)
+
+// QueryError says where a query is malformed and why. errors.Is(err, ErrQuery) holds.
+type QueryError struct {
+	Query  string
+	Pos    int // byte offset in Query where the problem is
+	Reason string
+}
+
+func (e *QueryError) Error() string {
+	return fmt.Sprintf("query %q: at %d: %s", e.Query, e.Pos, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrQuery) true for every QueryError.
+func (e *QueryError) Is(target error) bool { return target == ErrQuery }

@@ -1,0 +1,286 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// Index is the full-text index of a vault's notes, kept in a pebble database.
+// It is safe for concurrent use: searches run in parallel; Update and Rebuild are
+// serialised, and a search sees the index either before or after one of them.
+type Index struct {
+	dir  string
+	opts Options
+	an   *analyzer
+	log  *slog.Logger
+	db   *pebble.DB
+	lock *pebble.Lock
+
+	writeMu sync.Mutex // serialises Update and Rebuild
+
+	mu     sync.RWMutex // guards the fields below
+	closed bool
+	docs   *docTable
+	commit string
+
+	scratch sync.Pool // *searchScratch
+}
+
+// Doc is one note to index: its path, its revision (the git blob id, stored and
+// returned as is) and the parsed note.
+type Doc struct {
+	Path     note.Path
+	Revision string
+	Note     *note.Note
+}
+
+// Open opens the index in dir, creating dir and an empty index if needed. It
+// returns an error matching ErrLocked when another handle holds the index,
+// ErrFormat when the index was written by another FormatVersion or with other
+// stop words, and ErrCorrupt when its files are damaged; for the last two the
+// caller removes dir and rebuilds.
+func Open(dir string, opts Options) (*Index, error) {
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	lock, err := pebble.LockDirectory(dir, vfs.Default)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("open index %s: %w", dir, err)
+		}
+		return nil, fmt.Errorf("open index %s: %w", dir, ErrLocked)
+	}
+	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock}
+	ix.db, err = openPebble(dir, lock, opts)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	if err := ix.load(); err != nil {
+		ix.db.Close()
+		lock.Close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return ix, nil
+}
+
+// openPebble opens the database, translating its failures: a panic or an error
+// while reading the MANIFEST or WAL is ErrCorrupt.
+func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	db, err = pebble.Open(dir, &pebble.Options{
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             pebbleLogger{opts.Logger},
+		CacheSize:          opts.CacheSize,
+		Lock:               lock,
+		MemTableSize:       16 << 20,
+	})
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) && !errors.Is(err, pebble.ErrCorruption) {
+			return nil, fmt.Errorf("%v", err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return db, nil
+}
+
+// load checks the format and reads the doc table, stats and commit.
+func (ix *Index) load() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	v, err := ix.get([]byte(keyFormat))
+	if err != nil {
+		return err
+	}
+	want := formatValue(ix.an)
+	if v == nil {
+		// A new index, or one with only other tables: nothing of ours may exist.
+		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixSearch), UpperBound: searchEnd})
+		if err != nil {
+			return corrupt(err)
+		}
+		any := it.First()
+		if err := it.Close(); err != nil {
+			return corrupt(err)
+		}
+		if any {
+			return fmt.Errorf("%w: search tables without a format record", ErrCorrupt)
+		}
+		if err := ix.db.Set([]byte(keyFormat), want, pebble.Sync); err != nil {
+			return corrupt(err)
+		}
+		ix.docs = newDocTable(ix.opts.FolderFactors)
+		ix.docs.refresh(&ix.opts.Weights)
+		return nil
+	}
+	if !bytes.Equal(v, want) {
+		ver, n := binary.Uvarint(v)
+		if n > 0 && ver == FormatVersion {
+			return fmt.Errorf("%w: built with other analysis settings (stop words)", ErrFormat)
+		}
+		return fmt.Errorf("%w: format %d, want %d", ErrFormat, ver, FormatVersion)
+	}
+	commit, err := ix.get([]byte(keyCommit))
+	if err != nil {
+		return err
+	}
+	sv, err := ix.get([]byte(keyStats))
+	if err != nil {
+		return err
+	}
+	dt := newDocTable(ix.opts.FolderFactors)
+	if sv != nil {
+		if dt.stats, err = decodeStats(sv); err != nil {
+			return corrupt(err)
+		}
+	}
+	it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixDoc), UpperBound: prefixEnd(prefixDoc)})
+	if err != nil {
+		return corrupt(err)
+	}
+	live := uint32(0)
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) != len(prefixDoc)+4 {
+			it.Close()
+			return fmt.Errorf("%w: bad doc key %q", ErrCorrupt, k)
+		}
+		rec, err := decodeDocRecord(it.Value())
+		if err != nil {
+			it.Close()
+			return corrupt(err)
+		}
+		id := binary.BigEndian.Uint32(k[len(prefixDoc):])
+		if id >= dt.stats.next {
+			it.Close()
+			return fmt.Errorf("%w: doc %d beyond next id %d", ErrCorrupt, id, dt.stats.next)
+		}
+		dt.set(id, rec)
+		live++
+	}
+	if err := it.Close(); err != nil {
+		return corrupt(err)
+	}
+	if live != dt.stats.docs {
+		return fmt.Errorf("%w: %d doc records, stats say %d", ErrCorrupt, live, dt.stats.docs)
+	}
+	dt.grow(dt.stats.next)
+	dt.refresh(&ix.opts.Weights)
+	ix.docs = dt
+	ix.commit = string(commit)
+	return nil
+}
+
+func formatValue(a *analyzer) []byte {
+	b := binary.AppendUvarint(nil, FormatVersion)
+	return append(b, a.fingerprint()...)
+}
+
+// get returns a copy of key's value, nil if absent.
+func (ix *Index) get(key []byte) ([]byte, error) {
+	v, closer, err := ix.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	out := bytes.Clone(v)
+	if out == nil {
+		out = []byte{}
+	}
+	closer.Close()
+	return out, nil
+}
+
+// corrupt translates a pebble read error: corruption (or anything unexpected
+// from a read) is ErrCorrupt, without pebble's types.
+func corrupt(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
+
+// Close closes the index. Further calls return ErrClosed.
+func (ix *Index) Close() error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return ErrClosed
+	}
+	ix.closed = true
+	err := ix.db.Close()
+	if lerr := ix.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("close index %s: %v", ix.dir, err)
+	}
+	return nil
+}
+
+// Commit returns the commit the index reflects, "" for an empty index.
+func (ix *Index) Commit() string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.commit
+}
+
+// Len returns the number of notes in the index.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return 0
+	}
+	return int(ix.docs.stats.docs)
+}
+
+func prefixEnd(p string) []byte {
+	b := []byte(p)
+	b[len(b)-1]++
+	return b
+}
+
+// pebbleLogger sends pebble's messages to slog, Info at Debug level so a healthy
+// index is silent.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug("pebble", "msg", fmt.Sprintf(format, args...))
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error("pebble", "msg", fmt.Sprintf(format, args...))
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error("pebble fatal", "msg", msg)
+	panic("pebble: " + msg)
+}

@@ -1,0 +1,325 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+)
+
+func TestIndex_Lifecycle(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Commit() != "" || ix.Len() != 0 {
+		t.Fatalf("new index: commit %q len %d", ix.Commit(), ix.Len())
+	}
+	if res := search(t, ix, "bloom", graph.SearchOptions{}); res.Total != 0 || res.Hits == nil {
+		t.Fatalf("empty index: %+v", res)
+	}
+	var progress []int
+	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), func(n int) { progress = append(progress, n) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(progress) == 0 || progress[len(progress)-1] != len(vault) {
+		t.Errorf("progress %v, want it to end at %d", progress, len(vault))
+	}
+	if ix.Commit() != "c1" || ix.Len() != len(vault) {
+		t.Errorf("after rebuild: commit %q len %d", ix.Commit(), ix.Len())
+	}
+	before := paths(search(t, ix, "bloom hash", graph.SearchOptions{}))
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); !errors.Is(err, graph.ErrClosed) {
+		t.Errorf("second close: %v", err)
+	}
+	if _, err := ix.Search(context.Background(), "bloom", graph.SearchOptions{}); !errors.Is(err, graph.ErrClosed) {
+		t.Errorf("search after close: %v", err)
+	}
+	if err := ix.Update(context.Background(), "c2", nil, nil); !errors.Is(err, graph.ErrClosed) {
+		t.Errorf("update after close: %v", err)
+	}
+	// Reopen: everything persisted.
+	ix, err = graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Commit() != "c1" || ix.Len() != len(vault) {
+		t.Errorf("reopened: commit %q len %d", ix.Commit(), ix.Len())
+	}
+	if after := paths(search(t, ix, "bloom hash", graph.SearchOptions{})); !slices.Equal(before, after) {
+		t.Errorf("reopened results %v, want %v", after, before)
+	}
+}
+
+func TestIndex_Update(t *testing.T) {
+	ix, dir := openIndex(t, graph.Options{})
+	ctx := context.Background()
+	docs := mkDocs(t, vault)
+	if err := ix.Update(ctx, "c1", docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(search(t, ix, "ring clockwise", graph.SearchOptions{})); !slices.Equal(got, []string{"tech/hashing/consistent-hashing.md"}) {
+		t.Fatalf("before re-put: %v", got)
+	}
+	// Re-put with new text: the old words are gone, the new ones found.
+	re := mkDocs(t, map[string]string{"tech/hashing/consistent-hashing.md": "# Consistent hashing\n\nRendezvous hashing picks the highest score.\n"})
+	re[0].Revision = "r2"
+	if err := ix.Update(ctx, "c2", re, []note.Path{"life/zurich.md", "no/such.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(search(t, ix, "ring clockwise", graph.SearchOptions{})); len(got) != 0 {
+		t.Errorf("old words still match: %v", got)
+	}
+	res := search(t, ix, "rendezvous", graph.SearchOptions{})
+	if len(res.Hits) != 1 || res.Hits[0].Revision != "r2" || res.Hits[0].Title != "Consistent hashing" {
+		t.Errorf("new words: %+v", res.Hits)
+	}
+	if got := paths(search(t, ix, "zurich", graph.SearchOptions{})); len(got) != 0 {
+		t.Errorf("removed note still found: %v", got)
+	}
+	if ix.Len() != len(vault)-1 || ix.Commit() != "c2" {
+		t.Errorf("len %d commit %q", ix.Len(), ix.Commit())
+	}
+	// Bad batches change nothing.
+	for _, bad := range []struct {
+		put []graph.Doc
+		rm  []note.Path
+	}{
+		{put: []graph.Doc{docs[0], docs[0]}},
+		{put: docs[:1], rm: []note.Path{docs[0].Path}},
+		{put: []graph.Doc{{Path: "x.md"}}},
+	} {
+		if err := ix.Update(ctx, "bad", bad.put, bad.rm); err == nil {
+			t.Errorf("update %+v: no error", bad)
+		}
+	}
+	if ix.Commit() != "c2" {
+		t.Errorf("a failed update moved the commit to %q", ix.Commit())
+	}
+	ix.Close()
+	ix2, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if ix2.Len() != len(vault)-1 || ix2.Commit() != "c2" || len(search(t, ix2, "rendezvous", graph.SearchOptions{}).Hits) != 1 {
+		t.Errorf("reopened after updates: len %d commit %q", ix2.Len(), ix2.Commit())
+	}
+}
+
+// TestIndex_UpdateEqualsRebuild applies many random commits (puts, re-puts,
+// removes, large enough to split posting blocks) and checks that the index then
+// answers exactly like one rebuilt from scratch with the same notes.
+func TestIndex_UpdateEqualsRebuild(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := strings.Fields("alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega " +
+		"bloom filter hash ring node graph edge vertex tree heap stack queue")
+	mkNote := func(i, v int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntitle: Note %d v%d\ntags: [t%d]\n---\n# Heading %d\n\n", i, v, i%7, i)
+		for w := range 20 + rng.IntN(30) {
+			if w%8 == 7 {
+				b.WriteString("\n")
+			}
+			b.WriteString(vocab[rng.IntN(len(vocab))] + " ")
+		}
+		return b.String() + "\n"
+	}
+	ix, _ := openIndex(t, graph.Options{})
+	live := map[string]string{}
+	for c := range 40 {
+		put := map[string]string{}
+		var rm []note.Path
+		for range 1 + rng.IntN(40) {
+			i := rng.IntN(400)
+			p := fmt.Sprintf("f%d/n%d.md", i%5, i)
+			if _, ok := live[p]; ok && rng.IntN(4) == 0 {
+				if _, putting := put[p]; !putting {
+					rm = append(rm, note.Path(p))
+					delete(live, p)
+				}
+				continue
+			}
+			put[p] = mkNote(i, c)
+			live[p] = put[p]
+		}
+		rm = slices.DeleteFunc(rm, func(p note.Path) bool { _, ok := put[string(p)]; return ok })
+		if err := ix.Update(ctx, fmt.Sprintf("c%d", c), mkDocs(t, put), rm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh, _ := openIndex(t, graph.Options{})
+	if err := fresh.Rebuild(ctx, "c39", seq(mkDocs(t, live)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != len(live) || fresh.Len() != len(live) {
+		t.Fatalf("len %d and %d, want %d", ix.Len(), fresh.Len(), len(live))
+	}
+	for _, q := range append(vocab, "alpha beta", `"hash ring"`, "tag:t3", "tag:t3 bloom", "gamma -delta", "heading", "note v39", "lamb") {
+		a := search(t, ix, q, graph.SearchOptions{Limit: 1000})
+		b := search(t, fresh, q, graph.SearchOptions{Limit: 1000})
+		if a.Total != b.Total {
+			t.Errorf("%q: total %d incremental vs %d rebuilt", q, a.Total, b.Total)
+			continue
+		}
+		for i := range a.Hits {
+			ha, hb := a.Hits[i], b.Hits[i]
+			if ha.Path != hb.Path || fmt.Sprintf("%.9f", ha.Score) != fmt.Sprintf("%.9f", hb.Score) || ha.Snippet != hb.Snippet || ha.Line != hb.Line {
+				t.Errorf("%q hit %d: %s %.6f %q vs %s %.6f %q", q, i, ha.Path, ha.Score, ha.Snippet, hb.Path, hb.Score, hb.Snippet)
+				break
+			}
+		}
+	}
+}
+
+func TestIndex_Rebuild_Error(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	boom := errors.New("boom")
+	failing := func(yield func(graph.Doc, error) bool) {
+		docs := mkDocs(t, map[string]string{"a.md": "alpha\n"})
+		if yield(docs[0], nil) {
+			yield(graph.Doc{}, boom)
+		}
+	}
+	if err := ix.Rebuild(context.Background(), "c9", iter.Seq2[graph.Doc, error](failing), nil); !errors.Is(err, boom) {
+		t.Fatalf("rebuild: %v, want boom", err)
+	}
+	if ix.Commit() != "c1" || ix.Len() != len(vault) || len(search(t, ix, "bloom", graph.SearchOptions{}).Hits) == 0 {
+		t.Errorf("a failed rebuild changed the index: commit %q len %d", ix.Commit(), ix.Len())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ix.Rebuild(ctx, "c9", seq(mkDocs(t, vault)), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled rebuild: %v", err)
+	}
+}
+
+func TestOpen_Locked(t *testing.T) {
+	ix, dir := openIndex(t, graph.Options{})
+	_ = ix
+	if _, err := graph.Open(dir, graph.Options{}); !errors.Is(err, graph.ErrLocked) {
+		t.Fatalf("second open: %v, want ErrLocked", err)
+	}
+}
+
+func TestOpen_Format(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	// Other stop words: the postings would not agree with the queries.
+	if _, err := graph.Open(dir, graph.Options{StopWords: []string{"x"}}); !errors.Is(err, graph.ErrFormat) {
+		t.Errorf("other stop words: %v, want ErrFormat", err)
+	}
+	ix, err = graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatalf("same settings again: %v", err)
+	}
+	ix.Close()
+}
+
+func TestOpen_Corrupt(t *testing.T) {
+	for _, target := range []string{"MANIFEST-*", "*.sst"} {
+		t.Run(target, func(t *testing.T) {
+			dir := t.TempDir()
+			ix, err := graph.Open(dir, graph.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+				t.Fatal(err)
+			}
+			ix.Close()
+			files, _ := filepath.Glob(filepath.Join(dir, target))
+			if len(files) == 0 {
+				t.Fatalf("no %s in %s", target, dir)
+			}
+			for _, f := range files {
+				if err := os.WriteFile(f, []byte(strings.Repeat("garbage!", 512)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ix, err = graph.Open(dir, graph.Options{})
+			if !errors.Is(err, graph.ErrCorrupt) {
+				if ix != nil {
+					ix.Close()
+				}
+				t.Fatalf("open with garbage %s: %v, want ErrCorrupt", target, err)
+			}
+			// The documented recovery: remove the directory, open, rebuild.
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			ix, err = graph.Open(dir, graph.Options{})
+			if err != nil {
+				t.Fatalf("open after removing: %v", err)
+			}
+			defer ix.Close()
+			if ix.Len() != 0 {
+				t.Errorf("fresh index has %d docs", ix.Len())
+			}
+		})
+	}
+}
+
+// TestIndex_Concurrent searches from several goroutines while updates and a
+// rebuild run (meaningful under -race): every search sees a whole state.
+func TestIndex_Concurrent(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	ctx := context.Background()
+	docs := mkDocs(t, vault)
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, err := ix.Search(ctx, "bloom hash", graph.SearchOptions{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.Total == 0 {
+					errs <- fmt.Errorf("a search saw an empty index")
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		if err := ix.Update(ctx, fmt.Sprint("u", i), docs[i%len(docs):i%len(docs)+1], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Rebuild(ctx, "r", seq(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

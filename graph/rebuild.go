@@ -1,0 +1,239 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// Rebuild replaces the whole index with docs, recording commit. It builds every
+// posting in memory (docs are analysed on all cores while the iterator produces
+// them) and writes the result in one synced batch, so the old index stays intact
+// and searchable until the new one replaces it atomically. progress, if not nil,
+// is called from Rebuild's goroutine with the number of docs analysed so far,
+// every few hundred docs and once at the end. An error from docs aborts the
+// rebuild and leaves the index as it was.
+func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc, error], progress func(done int)) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if err := ix.checkOpen(); err != nil {
+		return err
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	jobs := make(chan Doc, 64)
+	results := make(chan *analysedDoc, 64)
+	var prodErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // producer: runs the caller's iterator (which may parse)
+		defer wg.Done()
+		defer close(jobs)
+		seen := map[note.Path]bool{}
+		for d, err := range docs {
+			if err == nil && d.Note == nil {
+				err = fmt.Errorf("put %s: no parsed note", d.Path)
+			}
+			if err == nil && seen[d.Path] {
+				err = fmt.Errorf("put %s twice", d.Path)
+			}
+			if err != nil {
+				prodErr = err
+				cancel()
+				return
+			}
+			seen[d.Path] = true
+			select {
+			case jobs <- d:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var awg sync.WaitGroup
+	for range workers {
+		awg.Add(1)
+		go func() {
+			defer awg.Done()
+			da := newDocAnalyzer(ix.an)
+			for d := range jobs {
+				r := analyseForRebuild(da, d)
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { awg.Wait(); close(results) }()
+
+	bld := newBulkBuilder()
+	done := 0
+	for r := range results {
+		if ctx.Err() != nil {
+			continue // drain
+		}
+		bld.add(r)
+		done++
+		if progress != nil && done%256 == 0 {
+			progress(done)
+		}
+	}
+	wg.Wait()
+	if prodErr != nil {
+		return fmt.Errorf("rebuild index: %w", prodErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	if progress != nil {
+		progress(done)
+	}
+
+	b := ix.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteRange([]byte(prefixSearch), searchEnd, nil); err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	b.Set([]byte(keyFormat), formatValue(ix.an), nil)
+	bld.write(b)
+	b.Set([]byte(keyStats), bld.stats.encode(), nil)
+	b.Set([]byte(keyCommit), []byte(commit), nil)
+
+	dt := newDocTable(ix.opts.FolderFactors)
+	for id, rec := range bld.recs {
+		dt.set(uint32(id), rec)
+	}
+	dt.stats = bld.stats
+	dt.refresh(&ix.opts.Weights)
+	dt.grow(bld.stats.next)
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("rebuild index: %w", corrupt(err))
+	}
+	ix.docs = dt
+	ix.commit = commit
+	// Write the new tables out to sstables now, so opening the index does not
+	// replay a WAL the size of the whole index.
+	if err := ix.db.Flush(); err != nil {
+		return fmt.Errorf("rebuild index: flush: %w", corrupt(err))
+	}
+	ix.log.Info("index rebuilt", "docs", done, "terms", len(bld.terms), "commit", commit, "elapsed", time.Since(start))
+	return nil
+}
+
+// analysedDoc is a worker's output: everything the builder needs, in memory the
+// worker no longer touches.
+type analysedDoc struct {
+	rec     docRecord
+	entries []termEntry // head/pos point into arena
+	text    []byte      // encoded stored text
+}
+
+func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
+	da.analyse(d.Path, d.Note)
+	r := &analysedDoc{
+		rec:     docRecord{path: d.Path, revision: d.Revision, title: d.Note.Title, lens: da.lens},
+		entries: make([]termEntry, len(da.entries)),
+		text:    storedTextOf(d.Note, da.lines).encode(nil),
+	}
+	arena := make([]byte, 0, arenaSize(da.entries))
+	for i, e := range da.entries {
+		h0 := len(arena)
+		arena = append(arena, e.head...)
+		p0 := len(arena)
+		arena = append(arena, e.pos...)
+		r.entries[i] = termEntry{term: e.term, head: arena[h0:p0:p0], pos: arena[p0:len(arena):len(arena)]}
+	}
+	return r
+}
+
+// bulkBuilder accumulates a whole index in memory: per term, its finished
+// blocks and the one being filled.
+type bulkBuilder struct {
+	terms map[string]*termBuild
+	recs  []docRecord
+	fwd   [][]byte
+	texts [][]byte
+	stats stats
+}
+
+type termBuild struct {
+	blocks [][]byte // finished values
+	lasts  []uint32 // their last docs
+	cur    blockWriter
+}
+
+func newBulkBuilder() *bulkBuilder {
+	return &bulkBuilder{terms: make(map[string]*termBuild, 1<<16)}
+}
+
+func (b *bulkBuilder) add(r *analysedDoc) {
+	id := b.stats.next
+	b.stats.next++
+	b.stats.docs++
+	for f := range b.stats.total {
+		b.stats.total[f] += uint64(r.rec.lens[f])
+	}
+	for _, e := range r.entries {
+		tb := b.terms[e.term]
+		if tb == nil {
+			tb = &termBuild{}
+			b.terms[e.term] = tb
+		}
+		tb.cur.add(id, e.head, e.pos)
+		if tb.cur.count == blockFill {
+			tb.blocks = append(tb.blocks, tb.cur.value(nil))
+			tb.lasts = append(tb.lasts, id)
+			tb.cur.reset()
+		}
+	}
+	b.recs = append(b.recs, r.rec)
+	b.fwd = append(b.fwd, forwardList(nil, r.entries))
+	b.texts = append(b.texts, r.text)
+}
+
+// write puts everything into batch.
+func (b *bulkBuilder) write(batch *pebble.Batch) {
+	for id, rec := range b.recs {
+		batch.Set(docKey(prefixDoc, uint32(id)), rec.encode(), nil)
+		batch.Set(docKey(prefixFwd, uint32(id)), b.fwd[id], nil)
+		batch.Set(docKey(prefixText, uint32(id)), b.texts[id], nil)
+	}
+	terms := make([]string, 0, len(b.terms))
+	for t := range b.terms {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	var key, val []byte
+	for _, t := range terms {
+		tb := b.terms[t]
+		for i, v := range tb.blocks {
+			last := tb.lasts[i]
+			if i == len(tb.blocks)-1 && tb.cur.count == 0 {
+				last = lastBlock
+			}
+			key = termKey(key[:0], t, last)
+			batch.Set(key, v, nil)
+		}
+		if tb.cur.count > 0 {
+			key = termKey(key[:0], t, lastBlock)
+			val = tb.cur.value(val[:0])
+			batch.Set(key, val, nil)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// BenchmarkRebuild rebuilds the index of obsidian-hub (6,571 notes, 14.8 MB) from
+// the raw files in memory: one op parses every note (inside the iterator, as the
+// git bridge will) and writes the whole index with its final synced commit.
+func BenchmarkRebuild(b *testing.B) {
+	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
+	needDir(b, root)
+	notes := rawVault(b, root)
+	size := 0
+	for _, n := range notes {
+		size += len(n.raw)
+	}
+	ix, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	b.Run(fmt.Sprintf("notes=%d", len(notes)), func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			if err := ix.Rebuild(context.Background(), "c1", parsedSeq(notes), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkUpdate re-puts notes of obsidian-hub against the index of the whole
+// vault, in one Update: 100 or 1 notes, edited at the end (a line appended: most
+// postings stay as they were and are skipped) or at the start of the body (a
+// word inserted before everything: every body position shifts, the worst case).
+func BenchmarkUpdate(b *testing.B) {
+	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
+	needDir(b, root)
+	docs := vaultDocs(b, root, nil)
+	ix := buildIndex(b, docs, Options{})
+	edit := func(d Doc, v int, atStart bool) Doc {
+		raw := append([]byte(nil), d.Note.Raw[:d.Note.BodyStart]...)
+		if atStart {
+			raw = append(raw, fmt.Sprintf("edited%d ", v)...)
+			raw = append(raw, d.Note.Raw[d.Note.BodyStart:]...)
+		} else {
+			raw = append(raw, d.Note.Raw[d.Note.BodyStart:]...)
+			raw = append(raw, fmt.Sprintf("\nedited v%d\n", v)...)
+		}
+		n, err := note.Parse(d.Path, raw)
+		if err != nil {
+			n = plainNote(d.Path, raw)
+		}
+		return Doc{Path: d.Path, Revision: fmt.Sprint(v), Note: n}
+	}
+	for _, where := range []string{"end", "start"} {
+		var batches [2][]Doc
+		for v := range batches {
+			for i := range 100 {
+				batches[v] = append(batches[v], edit(docs[i*len(docs)/100], v, where == "start"))
+			}
+		}
+		for _, n := range []int{100, 1} {
+			b.Run(fmt.Sprintf("notes=%d/edit=%s", n, where), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if err := ix.Update(context.Background(), fmt.Sprint(i), batches[i%2][:n], nil); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}

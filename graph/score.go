@@ -1,0 +1,736 @@
+package graph
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// searchScratch is the per-search working memory, pooled: dense arrays by doc id.
+type searchScratch struct {
+	score []float64
+	accE  []float32
+	accP  []float32
+	mask  []uint64
+	inc   []bool    // doc is in cands
+	arena []byte    // positions parts of the tracked terms' blocks
+	refs  []postRef // the tracked terms' postRefs, one run per term
+	cands []uint32  // docs with a score
+	touch []uint32  // docs touched by the current word
+	pos   []uint32
+}
+
+func (ix *Index) getScratch(n int) *searchScratch {
+	s, _ := ix.scratch.Get().(*searchScratch)
+	if s == nil {
+		s = &searchScratch{}
+	}
+	if len(s.score) < n {
+		s.score = make([]float64, n+n/8)
+		s.accE = make([]float32, len(s.score))
+		s.accP = make([]float32, len(s.score))
+		s.mask = make([]uint64, len(s.score))
+		s.inc = make([]bool, len(s.score))
+	}
+	return s
+}
+
+// reset zeroes what a search dirtied.
+func (s *searchScratch) reset() {
+	s.resetScores()
+	s.arena, s.refs = s.arena[:0], s.refs[:0]
+	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 {
+		s.arena, s.refs = nil, nil
+	}
+}
+
+// resetScores zeroes the scores (feedback scores again), keeping the arena.
+func (s *searchScratch) resetScores() {
+	for _, d := range s.cands {
+		s.score[d] = 0
+		s.mask[d] = 0
+		s.inc[d] = false
+	}
+	s.cands = s.cands[:0]
+	s.touch = s.touch[:0]
+}
+
+// searcher runs one plan against one state of the index (under ix.mu.RLock).
+type searcher struct {
+	ix  *Index
+	dt  *docTable
+	pl  *plan
+	s   *searchScratch
+	ctx context.Context
+	w   Weights
+
+	fw     [numFields]float64 // weights
+	fb     [numFields]float64 // b
+	invAvg [numFields]float64
+	n      float64 // live docs
+
+	// tracked are the query's own terms (words, then phrase terms) whose body
+	// positions proximity and snippets need; tracked[i] is pl.words[i] for the
+	// query's words.
+	tracked []tracked
+}
+
+// tracked records where one term's postings are, so the body positions of any
+// doc can be decoded later without reading the index again.
+type tracked struct {
+	term   string
+	weight float64   // idf, for snippets
+	refs   []postRef // the postings with body positions, in doc order
+	done   bool
+}
+
+// postRef locates one posting's body positions: at arena[off:], after skip
+// positions of earlier fields, n positions.
+type postRef struct {
+	doc, off, skip, n uint32
+}
+
+// bodyPositions returns the body positions of term t in doc, appended to dst.
+func (t *tracked) bodyPositions(arena []byte, dst []uint32, doc uint32) []uint32 {
+	refs := t.refs
+	lo, hi := 0, len(refs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if refs[m].doc < doc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(refs) || refs[lo].doc != doc {
+		return dst
+	}
+	r := refs[lo]
+	p := arena[r.off:]
+	for range r.skip {
+		_, n := binary.Uvarint(p)
+		if n <= 0 {
+			return dst
+		}
+		p = p[n:]
+	}
+	prev := uint32(0)
+	for range r.n {
+		d, n := binary.Uvarint(p)
+		if n <= 0 {
+			return dst
+		}
+		p = p[n:]
+		prev += uint32(d)
+		dst = append(dst, prev)
+	}
+	return dst
+}
+
+// record appends br's current posting to refs; base is where br's positions
+// part starts in the arena (copied there by the caller).
+func record(refs []postRef, br *blockReader, base int) []postRef {
+	c := &br.cur
+	if c.tf[fieldBody] == 0 {
+		return refs
+	}
+	skip := c.tf[fieldTitle] + c.tf[fieldAliases] + c.tf[fieldTags] + c.tf[fieldHeadings]
+	return append(refs, postRef{doc: c.doc, off: uint32(base + br.posOff), skip: skip, n: c.tf[fieldBody]})
+}
+
+func (se *searcher) init() {
+	avg := se.dt.avgLens()
+	for f := range numFields {
+		if f == fieldMeta {
+			continue
+		}
+		p := se.w.field(f)
+		se.fw[f], se.fb[f], se.invAvg[f] = p.Weight, p.B, 1/avg[f]
+	}
+	se.n = float64(se.dt.stats.docs)
+	idx := map[string]bool{}
+	for i := range se.pl.words[:se.pl.orig] {
+		se.tracked = append(se.tracked, tracked{term: se.pl.words[i].term})
+		idx[se.pl.words[i].term] = true
+	}
+	for _, p := range se.pl.phrases {
+		for _, t := range p.terms {
+			if !idx[t] {
+				idx[t] = true
+				se.tracked = append(se.tracked, tracked{term: t})
+			}
+		}
+	}
+}
+
+// collect fills the tracked terms not read yet (phrase terms).
+func (se *searcher) collect() error {
+	for i := range se.tracked {
+		tr := &se.tracked[i]
+		if tr.done {
+			continue
+		}
+		lo, hi := termRange(tr.term, false)
+		it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		if err != nil {
+			return corrupt(err)
+		}
+		start := len(se.s.refs)
+		var br blockReader
+		for ok := it.First(); ok; ok = it.Next() {
+			_, _, okk := parseTermKey(it.Key())
+			v, err := it.ValueAndErr()
+			if !okk || err != nil {
+				it.Close()
+				return corrupt(err)
+			}
+			if err := br.init(v); err != nil {
+				it.Close()
+				return corrupt(err)
+			}
+			base := len(se.s.arena)
+			se.s.arena = append(se.s.arena, br.pos...)
+			for br.next() {
+				se.s.refs = record(se.s.refs, &br, base)
+			}
+		}
+		if err := it.Close(); err != nil {
+			return corrupt(err)
+		}
+		tr.refs = se.s.refs[start:len(se.s.refs):len(se.s.refs)]
+		tr.done = true
+	}
+	return nil
+}
+
+// tfw returns the BM25F pseudo term frequency of a posting: the field term
+// frequencies, each weighted and normalised by its field's length.
+func (se *searcher) tfw(p *posting) float64 {
+	row := se.dt.norm[int(p.doc)*int(fieldMeta):][:fieldMeta]
+	sum := float32(0)
+	for m := p.mask &^ (1 << fieldMeta); m != 0; m &= m - 1 {
+		f := bits.TrailingZeros8(m)
+		sum += float32(p.tf[f]) * row[f]
+	}
+	return float64(sum)
+}
+
+func (se *searcher) idf(df int) float64 {
+	d := float64(df)
+	return math.Log(1 + (se.n-d+0.5)/(d+0.5))
+}
+
+func (se *searcher) sat(tf float64) float64 {
+	return tf * (se.w.K1 + 1) / (se.w.K1 + tf)
+}
+
+func (se *searcher) run(o SearchOptions) (*Results, error) {
+	se.init()
+	for i := range se.pl.words {
+		if err := se.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := se.scoreWord(i); err != nil {
+			return nil, err
+		}
+	}
+	for i := range se.pl.phrases {
+		if err := se.scorePhrase(&se.pl.phrases[i]); err != nil {
+			return nil, err
+		}
+	}
+	allowed, err := se.filter()
+	if err != nil {
+		return nil, err
+	}
+	scored := len(se.pl.words) > 0 || len(se.pl.phrases) > 0
+	var cs []cand
+	if scored {
+		cs = make([]cand, 0, len(se.s.cands))
+		for _, d := range se.s.cands {
+			if allowed != nil && !allowed.has(d) {
+				continue
+			}
+			if !se.dt.docs[d].live {
+				continue
+			}
+			cs = append(cs, cand{d, se.s.score[d] * float64(se.dt.docs[d].factor)})
+		}
+	} else if allowed != nil {
+		for d := range se.dt.docs {
+			if allowed.has(uint32(d)) && se.dt.docs[d].live {
+				cs = append(cs, cand{uint32(d), 0})
+			}
+		}
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	limit = min(limit, maxLimit)
+	off := max(o.Offset, 0)
+	need := off + limit
+	if se.w.Proximity > 0 {
+		need = max(need, proxDepth)
+	}
+	if se.ix.opts.DiversityCap > 0 {
+		need = len(cs)
+	}
+	se.rank(cs, need)
+	if se.w.FeedbackDocs > 0 && se.w.FeedbackTerms > 0 && len(se.pl.words) > 0 && len(cs) > 0 && !se.covered(cs) {
+		var err error
+		if cs, err = se.feedback(cs, allowed); err != nil {
+			return nil, err
+		}
+		se.rank(cs, need)
+	}
+	if se.w.Proximity > 0 && se.pl.orig > 1 {
+		top := cs[:min(len(cs), proxDepth)]
+		se.proximity(top)
+		se.rank(top, len(top))
+	}
+	order := make([]uint32, min(len(cs), need))
+	scores := make(map[uint32]float64, len(order))
+	for i := range order {
+		order[i] = cs[i].doc
+		scores[cs[i].doc] = cs[i].score
+	}
+	if dc := se.ix.opts.DiversityCap; dc > 0 {
+		order = diversify(order, dc, func(d uint32) string { return folderOf(se.dt.docs[d].path) })
+	}
+	res := &Results{Total: len(cs), Engine: engineBM25F}
+	if off >= len(order) {
+		res.Hits = []Hit{}
+		return res, nil
+	}
+	page := order[off:min(len(order), off+limit)]
+	if err := se.collect(); err != nil {
+		return nil, err
+	}
+	hl := se.highlighter()
+	for _, d := range page {
+		info := &se.dt.docs[d]
+		h := Hit{Path: info.path, Title: info.title, Revision: info.revision, Score: scores[d]}
+		for b := range se.pl.labels {
+			if se.s.mask[d]&(1<<b) != 0 {
+				h.Matched = append(h.Matched, se.pl.labels[b])
+			}
+		}
+		raw, err := se.ix.get(docKey(prefixText, d))
+		if err != nil {
+			return nil, err
+		}
+		if raw != nil {
+			t, err := decodeStoredText(raw)
+			if err != nil {
+				return nil, corrupt(err)
+			}
+			h.Chunks = se.chunks(d, &t, hl, se.ix.opts.ChunksPerFile)
+			if len(h.Chunks) > 0 {
+				h.Line, h.Snippet, h.Section = h.Chunks[0].Line, h.Chunks[0].Snippet, h.Chunks[0].Section
+			}
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	return res, nil
+}
+
+// scoreWord adds one query term's BM25F score (exact matches, plus prefix
+// matches scaled by Weights.Prefix) to every doc containing it.
+func (se *searcher) scoreWord(wi int) error {
+	wp := &se.pl.words[wi]
+	var tr *tracked
+	if wi < len(se.tracked) && !se.tracked[wi].done && se.tracked[wi].term == wp.term {
+		tr = &se.tracked[wi]
+	}
+	prefix := wp.prefix && se.w.Prefix > 0
+	refStart := len(se.s.refs)
+	lo, hi := termRange(wp.term, prefix)
+	it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return corrupt(err)
+	}
+	s := se.s
+	s.touch = s.touch[:0]
+	dfE, dfP := 0, 0
+	expansions := 0
+	var lastTerm []byte
+	var br blockReader
+	for ok := it.First(); ok; ok = it.Next() {
+		term, _, okk := parseTermKey(it.Key())
+		if !okk {
+			continue
+		}
+		exact := string(term) == wp.term
+		if !exact {
+			if strings.ContainsAny(string(term), "=#") {
+				continue // filter terms
+			}
+			if string(term) != string(lastTerm) {
+				expansions++
+				if expansions > maxExpansions {
+					break
+				}
+				lastTerm = append(lastTerm[:0], term...)
+			}
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return corrupt(err)
+		}
+		if err := br.init(v); err != nil {
+			it.Close()
+			return corrupt(err)
+		}
+		acc := s.accP
+		if exact {
+			acc = s.accE
+		}
+		rec := tr
+		base := 0
+		if !exact {
+			rec = nil
+		} else if rec != nil {
+			base = len(s.arena)
+			s.arena = append(s.arena, br.pos...)
+		}
+		for br.next() {
+			if rec != nil {
+				s.refs = record(s.refs, &br, base)
+			}
+			d := br.cur.doc
+			if int(d) >= len(se.dt.docs) {
+				it.Close()
+				return corrupt(fmt.Errorf("posting for doc %d beyond table", d))
+			}
+			tf := se.tfw(&br.cur)
+			if tf == 0 {
+				continue
+			}
+			if s.accE[d] == 0 && s.accP[d] == 0 {
+				s.touch = append(s.touch, d)
+			}
+			if acc[d] == 0 {
+				if exact {
+					dfE++
+				} else {
+					dfP++
+				}
+			}
+			acc[d] += float32(tf)
+		}
+		if br.err != nil {
+			it.Close()
+			return corrupt(br.err)
+		}
+	}
+	if err := it.Close(); err != nil {
+		return corrupt(err)
+	}
+	idfE, idfP := se.idf(dfE), se.idf(dfP)
+	wp.idf = idfE
+	if dfE == 0 {
+		wp.idf = idfP
+	}
+	if tr != nil {
+		tr.refs = s.refs[refStart:len(s.refs):len(s.refs)]
+		tr.done = true
+		tr.weight = wp.idf
+	}
+	qw := float64(wp.qtf)
+	if wp.boost > 0 {
+		qw *= wp.boost
+	}
+	bit := uint64(0)
+	if wp.label >= 0 && wp.label < 64 {
+		bit = 1 << wp.label
+	}
+	for _, d := range s.touch {
+		sc := 0.0
+		if e := s.accE[d]; e > 0 {
+			sc += idfE * se.sat(float64(e))
+		}
+		if p := s.accP[d]; p > 0 {
+			sc += se.w.Prefix * idfP * se.sat(float64(p))
+		}
+		s.accE[d], s.accP[d] = 0, 0
+		if !s.inc[d] {
+			s.inc[d] = true
+			s.cands = append(s.cands, d)
+		}
+		s.score[d] += qw * sc
+		s.mask[d] |= bit
+	}
+	return nil
+}
+
+// scorePhrase adds a phrase's score: its occurrences count as the term frequency
+// of one pseudo-term.
+func (se *searcher) scorePhrase(pp *phrasePlan) error {
+	hits, err := se.phraseDocs(pp)
+	if err != nil {
+		return err
+	}
+	idf := se.idf(len(hits))
+	pp.idf = idf
+	bit := uint64(0)
+	if pp.label >= 0 && pp.label < 64 {
+		bit = 1 << pp.label
+	}
+	s := se.s
+	for d, tf := range hits {
+		p := posting{doc: d, tf: tf}
+		for f := range numFields {
+			if tf[f] > 0 {
+				p.mask |= 1 << f
+			}
+		}
+		sc := idf * se.sat(se.tfw(&p))
+		if sc == 0 {
+			continue
+		}
+		if !s.inc[d] {
+			s.inc[d] = true
+			s.cands = append(s.cands, d)
+		}
+		s.score[d] += sc
+		s.mask[d] |= bit
+	}
+	return nil
+}
+
+// phraseDocs returns, for every doc containing the phrase, the number of its
+// occurrences per field (in fieldMeta for a field filter, else the scored fields).
+func (se *searcher) phraseDocs(pp *phrasePlan) (map[uint32][numFields]uint32, error) {
+	// cur maps doc → per field the phrase start positions still possible.
+	var cur map[uint32]*[numFields][]uint32
+	for i, t := range pp.terms {
+		next := map[uint32]*[numFields][]uint32{}
+		err := se.eachPosting(t, true, func(p *posting, ps []uint32) {
+			var prev *[numFields][]uint32
+			if i > 0 {
+				if prev = cur[p.doc]; prev == nil {
+					return
+				}
+			}
+			var keep [numFields][]uint32
+			any := false
+			for f := range numFields {
+				if (f == fieldMeta) != pp.meta || p.tf[f] == 0 {
+					continue
+				}
+				fp := fieldPositions(ps, &p.tf, f)
+				var starts []uint32
+				for _, x := range fp {
+					if x < pp.offs[i] {
+						continue
+					}
+					st := x - pp.offs[i]
+					if i == 0 || containsSorted(prev[f], st) {
+						starts = append(starts, st)
+					}
+				}
+				if len(starts) > 0 {
+					keep[f] = starts
+					any = true
+				}
+			}
+			if any {
+				next[p.doc] = &keep
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		if len(cur) == 0 {
+			break
+		}
+	}
+	out := make(map[uint32][numFields]uint32, len(cur))
+	for d, fs := range cur {
+		var tf [numFields]uint32
+		for f := range fs {
+			tf[f] = uint32(len(fs[f]))
+		}
+		out[d] = tf
+	}
+	return out, nil
+}
+
+func containsSorted(xs []uint32, x uint32) bool {
+	_, ok := slices.BinarySearch(xs, x)
+	return ok
+}
+
+// eachPosting calls fn for every posting of term (exact), with its positions
+// when withPos.
+func (se *searcher) eachPosting(term string, withPos bool, fn func(p *posting, ps []uint32)) error {
+	if !withPos {
+		return se.eachPostingOf(term, nil, fn)
+	}
+	return se.eachPostingOf(term, func(uint32) bool { return true }, fn)
+}
+
+// eachPostingOf calls fn for the postings of term (exact); it decodes positions
+// for the docs want accepts and passes the others only when want is nil.
+func (se *searcher) eachPostingOf(term string, want func(uint32) bool, fn func(p *posting, ps []uint32)) error {
+	lo, hi := termRange(term, false)
+	it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return corrupt(err)
+	}
+	var br blockReader
+	for ok := it.First(); ok; ok = it.Next() {
+		_, _, okk := parseTermKey(it.Key())
+		if !okk {
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return corrupt(err)
+		}
+		if err := br.init(v); err != nil {
+			it.Close()
+			return corrupt(err)
+		}
+		for br.next() {
+			if int(br.cur.doc) >= len(se.dt.docs) {
+				it.Close()
+				return corrupt(fmt.Errorf("posting for doc %d beyond table", br.cur.doc))
+			}
+			var ps []uint32
+			if want != nil {
+				if !want(br.cur.doc) {
+					continue
+				}
+				se.s.pos, err = br.positions(se.s.pos[:0])
+				if err != nil {
+					it.Close()
+					return corrupt(err)
+				}
+				ps = se.s.pos
+			}
+			fn(&br.cur, ps)
+		}
+		if br.err != nil {
+			it.Close()
+			return corrupt(br.err)
+		}
+	}
+	return corrupt(it.Close())
+}
+
+// docSet is a set of doc ids.
+type docSet []uint64
+
+func newDocSet(n int) docSet       { return make(docSet, (n+63)/64) }
+func (s docSet) add(d uint32)      { s[d/64] |= 1 << (d % 64) }
+func (s docSet) has(d uint32) bool { return int(d/64) < len(s) && s[d/64]&(1<<(d%64)) != 0 }
+func (s docSet) and(o docSet) {
+	for i := range s {
+		s[i] &= o[i]
+	}
+}
+func (s docSet) andNot(o docSet) {
+	for i := range s {
+		s[i] &^= o[i]
+	}
+}
+func (s docSet) or(o docSet) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+func (s docSet) fill(n int) docSet {
+	for d := range n {
+		s.add(uint32(d))
+	}
+	return s
+}
+
+// filter returns the docs allowed by the required groups, the exclusions and the
+// folder option; nil means every doc.
+func (se *searcher) filter() (docSet, error) {
+	pl := se.pl
+	if len(pl.required) == 0 && len(pl.excluded) == 0 && pl.folder == "" {
+		return nil, nil
+	}
+	n := len(se.dt.docs)
+	allowed := newDocSet(n).fill(n)
+	if pl.folder != "" {
+		allowed.and(se.match(matcher{folder: pl.folder}, n))
+	}
+	for _, g := range pl.required {
+		u := newDocSet(n)
+		for _, m := range g {
+			ms, err := se.matchErr(m, n)
+			if err != nil {
+				return nil, err
+			}
+			u.or(ms)
+		}
+		allowed.and(u)
+	}
+	for _, m := range pl.excluded {
+		ms, err := se.matchErr(m, n)
+		if err != nil {
+			return nil, err
+		}
+		allowed.andNot(ms)
+	}
+	return allowed, nil
+}
+
+func (se *searcher) match(m matcher, n int) docSet {
+	s, _ := se.matchErr(m, n)
+	return s
+}
+
+// matchErr returns the docs one matcher matches.
+func (se *searcher) matchErr(m matcher, n int) (docSet, error) {
+	s := newDocSet(n)
+	switch {
+	case m.folder != "":
+		for d, info := range se.dt.docs {
+			if info.live && inFolder(info.path, m.folder) {
+				s.add(uint32(d))
+			}
+		}
+	case m.tag != "":
+		err := se.eachPosting(m.tag, false, func(p *posting, _ []uint32) {
+			if p.tf[fieldMeta] > 0 {
+				s.add(p.doc)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	case m.term != "":
+		err := se.eachPosting(m.term, false, func(p *posting, _ []uint32) {
+			if p.mask&^(1<<fieldMeta) != 0 {
+				s.add(p.doc)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	case m.phrase != nil:
+		hits, err := se.phraseDocs(m.phrase)
+		if err != nil {
+			return nil, err
+		}
+		for d := range hits {
+			s.add(d)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,289 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// SearchOptions narrow and page a search.
+type SearchOptions struct {
+	// Limit is the most hits returned (default 10, at most 1000); Offset skips that
+	// many ranked hits first.
+	Limit  int
+	Offset int
+	// Folder restricts results to notes under this folder (as folder:x does).
+	Folder string
+	// Literal takes the query as plain words: no phrases, exclusions, filters or
+	// OR. For natural-language questions pasted as they are.
+	Literal bool
+	// MaxScanDocs and MaxScanBytes bound Scan (defaults 20,000 docs and 64 MiB);
+	// Search ignores them.
+	MaxScanDocs  int
+	MaxScanBytes int64
+}
+
+// Results are one page of hits.
+type Results struct {
+	Hits []Hit
+	// Total is the number of notes that matched.
+	Total int
+	// Engine says what produced the results: "bm25f" (Search) or "scan" (Scan).
+	Engine string
+	// ScannedDocs and ScannedBytes say how much Scan read; Truncated is true when it
+	// stopped at a bound before reading every doc (Total then counts only what it read).
+	ScannedDocs  int
+	ScannedBytes int64
+	Truncated    bool
+}
+
+// Hit is one matching note.
+type Hit struct {
+	Path     note.Path
+	Title    string
+	Revision string
+	Score    float64
+	// Line (1-based), Snippet and Section are those of the best chunk: the heading
+	// section that matches the query best (Section is its heading text, "" before
+	// the first heading). Matched words are marked «like this» in the snippet.
+	Line    int
+	Snippet string
+	Section string
+	// Matched lists the query words and phrases found in the note, in query order.
+	Matched []string
+	// Chunks are the best heading sections, best first (Options.ChunksPerFile).
+	Chunks []Chunk
+}
+
+// Chunk is one heading section of a hit.
+type Chunk struct {
+	Section string
+	Line    int
+	Snippet string
+	Score   float64
+}
+
+const (
+	defaultLimit = 10
+	maxLimit     = 1000
+	// maxExpansions caps how many distinct terms a prefix word expands to.
+	maxExpansions = 256
+	engineBM25F   = "bm25f"
+	engineScan    = "scan"
+)
+
+// Search runs q (ParseQuery syntax, or plain words with o.Literal) and returns one
+// page of ranked hits. A malformed query is an error matching ErrQuery; a query
+// whose words are all stop words matches nothing.
+func (ix *Index) Search(ctx context.Context, q string, o SearchOptions) (*Results, error) {
+	query, err := parseFor(q, o)
+	if err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	pl, err := newPlan(ix.an, query, o)
+	if err != nil {
+		return nil, err
+	}
+	s := ix.getScratch(len(ix.docs.docs))
+	defer ix.scratch.Put(s)
+	defer s.reset()
+	se := searcher{ix: ix, dt: ix.docs, pl: pl, s: s, ctx: ctx, w: ix.opts.Weights}
+	res, err := se.run(o)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", q, err)
+	}
+	return res, nil
+}
+
+func parseFor(q string, o SearchOptions) (*Query, error) {
+	if o.Literal {
+		return literalQuery(q)
+	}
+	return ParseQuery(q)
+}
+
+// literalQuery makes every space-separated word of q a bare word.
+func literalQuery(q string) (*Query, error) {
+	out := &Query{Text: q}
+	pos := 0
+	for _, f := range strings.Fields(q) {
+		i := strings.Index(q[pos:], f)
+		out.Clauses = append(out.Clauses, Clause{Kind: ClauseWord, Value: f, Pos: pos + i})
+		pos += i + len(f)
+	}
+	if len(out.Clauses) == 0 {
+		return nil, &QueryError{Query: q, Reason: "empty query"}
+	}
+	return out, nil
+}
+
+// plan is a query analysed for one index.
+type plan struct {
+	words   []wordPlan   // scored words, one per distinct term
+	phrases []phrasePlan // scored phrases
+	// required holds the groups of which every one must match; each group is
+	// satisfied by any of its members. excluded members remove what they match.
+	required [][]matcher
+	excluded []matcher
+	folder   string // SearchOptions.Folder
+	labels   []string
+	// orig is how many of words come from the query; feedback appends the rest.
+	orig int
+}
+
+// wordPlan is one scored query term: its stem, whether its prefix expands, how
+// often it occurs in the query and its label (bit in Matched).
+type wordPlan struct {
+	term   string
+	prefix bool
+	qtf    int
+	boost  float64 // query weight factor (pseudo-relevance feedback); 0 means 1
+	label  int
+	idf    float64 // set by scoreWord
+}
+
+// phrasePlan is a sequence of terms at relative positions.
+type phrasePlan struct {
+	terms []string
+	offs  []uint32
+	label int
+	meta  bool    // matched in fieldMeta (field filters) instead of the scored fields
+	idf   float64 // set by scorePhrase
+}
+
+// matcher is one filter: a term, a phrase, a tag or a folder.
+type matcher struct {
+	term   string // exact term in any scored field (a required/excluded word)
+	phrase *phrasePlan
+	tag    string // "#tag" meta term
+	folder string
+}
+
+func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
+	pl := &plan{folder: strings.Trim(o.Folder, "/")}
+	labelOf := map[string]int{}
+	label := func(s string) int {
+		if i, ok := labelOf[s]; ok {
+			return i
+		}
+		labelOf[s] = len(pl.labels)
+		pl.labels = append(pl.labels, s)
+		return len(pl.labels) - 1
+	}
+	wordIdx := map[string]int{}
+	addWord := func(t string, lab int) {
+		if i, ok := wordIdx[t]; ok {
+			pl.words[i].qtf++
+			return
+		}
+		wordIdx[t] = len(pl.words)
+		pl.words = append(pl.words, wordPlan{term: t, prefix: len(t) >= 4, qtf: 1, label: lab})
+	}
+	st := a.newStemmer()
+	analyse := func(s string) (terms []string, offs []uint32) {
+		words([]byte(s), func(w word) {
+			if t := st.term(w.folded); t != "" {
+				terms = append(terms, t)
+				offs = append(offs, uint32(w.pos))
+			}
+		})
+		if len(offs) > 0 {
+			base := offs[0]
+			for i := range offs {
+				offs[i] -= base
+			}
+		}
+		return terms, offs
+	}
+	var group []matcher
+	groupRequired := false
+	flush := func() {
+		if groupRequired && len(group) > 0 {
+			pl.required = append(pl.required, group)
+		}
+		group, groupRequired = nil, false
+	}
+	for _, c := range q.Clauses {
+		if !c.Or {
+			flush()
+		}
+		var m matcher
+		scored := !c.Negated
+		switch c.Kind {
+		case ClauseWord:
+			terms, offs := analyse(c.Value)
+			if len(terms) == 0 {
+				continue // a stop word or punctuation
+			}
+			if scored {
+				lab := label(c.Value)
+				for _, t := range terms {
+					addWord(t, lab)
+				}
+			}
+			if len(terms) == 1 {
+				m.term = terms[0]
+			} else {
+				m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1}
+			}
+		case ClausePhrase:
+			terms, offs := analyse(c.Value)
+			if len(terms) == 0 {
+				continue
+			}
+			pp := phrasePlan{terms: terms, offs: offs, label: -1}
+			if scored {
+				pp.label = label(`"` + c.Value + `"`)
+				if len(terms) == 1 {
+					addWord(terms[0], pp.label)
+				} else {
+					pl.phrases = append(pl.phrases, pp)
+				}
+			}
+			if len(terms) == 1 {
+				m.term = terms[0]
+			} else {
+				m.phrase = &pp
+			}
+		case ClauseTag:
+			t := normTag(c.Value)
+			if t == "" {
+				return nil, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "tag has no name"}
+			}
+			m.tag = "#" + t
+		case ClauseFolder:
+			m.folder = c.Value
+		case ClauseField:
+			k := normKey(c.Key)
+			terms, offs := analyse(c.Value)
+			if k == "" || len(terms) == 0 {
+				return nil, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "field value has no searchable words"}
+			}
+			for i := range terms {
+				terms[i] = k + "=" + terms[i]
+			}
+			m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1, meta: true}
+		}
+		switch {
+		case c.Negated:
+			pl.excluded = append(pl.excluded, m)
+		default:
+			group = append(group, m)
+			groupRequired = groupRequired || c.Required
+		}
+	}
+	flush()
+	pl.orig = len(pl.words)
+	if len(pl.labels) > 64 {
+		// Matched is tracked in a 64-bit mask: later words still score but are not listed.
+		pl.labels = pl.labels[:64]
+	}
+	return pl, nil
+}

@@ -1,0 +1,49 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkSearch runs the known-item queries of obsidian-hub and cpp-docs (plain
+// words, limit 10, snippets included) against an index of the whole corpus; one
+// op is one query, cycling through the set. Besides ns/op it reports the p50 and
+// p95 query latency, to compare with fts5_baseline.py's in the same session
+// (docs/search-quality.md).
+func BenchmarkSearch(b *testing.B) {
+	for _, set := range []struct{ name, corpus string }{
+		{"obsidian-hub", "vault-obsidian-hub"},
+		{"cpp-docs", "md-cpp-docs"},
+	} {
+		root := filepath.Join(corporaDir, set.corpus, "notes")
+		needDir(b, root)
+		docs := vaultDocs(b, root, nil)
+		n := len(docs)
+		ix := buildIndex(b, docs, Options{})
+		docs = nil
+		runtime.GC()
+		qs := readQueries(b, filepath.Join(benchDir, "queries", set.name+".queries.jsonl"))
+		b.Run(fmt.Sprintf("set=%s/notes=%d", set.name, n), func(b *testing.B) {
+			b.ReportAllocs()
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				t0 := time.Now()
+				if _, err := ix.Search(context.Background(), q.Text, SearchOptions{Limit: 10, Literal: true}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1e3, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1e3, "p95-ms")
+		})
+	}
+}

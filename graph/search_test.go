@@ -1,0 +1,189 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/graph"
+)
+
+func fixtureIndex(t *testing.T, opts graph.Options) *graph.Index {
+	t.Helper()
+	ix, _ := openIndex(t, opts)
+	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestIndex_Search(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	tests := []struct {
+		q     string
+		top   string   // expected first hit ("" for none)
+		want  []string // every expected hit, any order (nil: not checked)
+		never []string // paths that must not appear
+	}{
+		{q: "bloom", top: "tech/bloom-filters.md"},
+		{q: "filter", top: "tech/bloom-filters.md"},                                                             // stemming
+		{q: "aeroskobing", top: "life/cafe.md", want: []string{"life/cafe.md"}},                                 // ASCII finds ø/æ
+		{q: "Ærøskøbing", top: "life/cafe.md", want: []string{"life/cafe.md"}},                                  // and back
+		{q: "zürich", top: "life/zurich.md", want: []string{"life/zurich.md"}},                                  // ü → u
+		{q: "CAFE", top: "life/cafe.md"},                                                                        // case, é
+		{q: "config", top: "inbox/config-exact.md", want: []string{"inbox/config-exact.md", "inbox/config.md"}}, // prefix ranks below exact
+		{q: `"quick brown"`, want: []string{"tech/phrases.md"}},                                                 // order matters
+		{q: `"brown quick"`, want: []string{"tech/reversed.md"}},
+		{q: "bloom -probabilistic", never: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}},
+		{q: "tag:data-structures", want: []string{"tech/bloom-filters.md", "tech/count-min-sketch.md", "archive/old-bloom.md"}},
+		{q: "tag:#Hashing", want: []string{"tech/bloom-filters.md", "tech/hashing/consistent-hashing.md"}}, // nested tags match their parent
+		{q: "tag:hashing/distributed", want: []string{"tech/hashing/consistent-hashing.md"}},
+		{q: "bloom folder:tech", want: []string{"tech/bloom-filters.md"}},
+		{q: "status:active", want: []string{"tech/bloom-filters.md", "tech/count-min-sketch.md"}},
+		{q: "bloom status:archived", want: []string{"archive/old-bloom.md"}},
+		{q: `"heavy hitters" OR "false positive"`, want: []string{"tech/count-min-sketch.md", "tech/bloom-filters.md"}},
+		{q: "+sketch hashes", want: []string{"tech/count-min-sketch.md"}},
+		{q: "bloom -tag:data-structures", want: []string{}},
+		{q: "the of and", want: []string{}}, // only stop words
+		{q: "git native", top: "projects/norn.md"},
+		{q: `"git-native knowledge"`, want: []string{"projects/norn.md"}},
+		{q: "-tag:travel folder:life", want: []string{"life/zurich.md"}},
+	}
+	for _, tt := range tests {
+		res := search(t, ix, tt.q, graph.SearchOptions{Limit: 50})
+		got := paths(res)
+		if tt.top != "" && (len(got) == 0 || got[0] != tt.top) {
+			t.Errorf("%q: top = %v, want %s", tt.q, got, tt.top)
+		}
+		if tt.want != nil {
+			a, b := slices.Clone(got), slices.Clone(tt.want)
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) {
+				t.Errorf("%q: hits %v, want %v", tt.q, got, tt.want)
+			}
+		}
+		for _, n := range tt.never {
+			if slices.Contains(got, n) {
+				t.Errorf("%q: %s must not match (hits %v)", tt.q, n, got)
+			}
+		}
+		if res.Total != len(got) {
+			t.Errorf("%q: Total %d, hits %d", tt.q, res.Total, len(got))
+		}
+		if res.Engine != "bm25f" {
+			t.Errorf("%q: engine %q", tt.q, res.Engine)
+		}
+	}
+}
+
+func TestIndex_Search_Hit(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{ChunksPerFile: 2})
+	res := search(t, ix, "false positive hash array", graph.SearchOptions{})
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	h := res.Hits[0]
+	if h.Path != "tech/bloom-filters.md" || h.Title != "Bloom filters" || h.Revision != "rev-tech/bloom-filters.md" {
+		t.Fatalf("hit %+v", h)
+	}
+	if h.Section != "False positives" || h.Line != 13 {
+		t.Errorf("section %q line %d, want False positives at 13", h.Section, h.Line)
+	}
+	if want := "A lookup may say yes for an item never added: a «false» «positive»."; h.Snippet != want {
+		t.Errorf("snippet %q, want %q", h.Snippet, want)
+	}
+	if !slices.Equal(h.Matched, []string{"false", "positive", "hash", "array"}) {
+		t.Errorf("matched %v", h.Matched)
+	}
+	if len(h.Chunks) != 2 || h.Chunks[0].Section != h.Section || h.Chunks[1].Section != "Sizing" || h.Chunks[0].Score < h.Chunks[1].Score {
+		t.Errorf("chunks %+v", h.Chunks)
+	}
+	if h.Score <= 0 {
+		t.Errorf("score %v", h.Score)
+	}
+	// A hit on the title only gets the first body line as its snippet.
+	res = search(t, ix, "tag:travel", graph.SearchOptions{})
+	if len(res.Hits) != 1 || res.Hits[0].Line != 5 || !strings.HasPrefix(res.Hits[0].Snippet, "We visited") {
+		t.Errorf("filter-only hit: %+v", res.Hits)
+	}
+}
+
+func TestIndex_Search_Paging(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	all := paths(search(t, ix, "bloom hash data", graph.SearchOptions{Limit: 100}))
+	if len(all) < 4 {
+		t.Fatalf("want ≥ 4 hits, got %v", all)
+	}
+	p1 := search(t, ix, "bloom hash data", graph.SearchOptions{Limit: 2})
+	p2 := search(t, ix, "bloom hash data", graph.SearchOptions{Limit: 2, Offset: 2})
+	if got := append(paths(p1), paths(p2)...); !slices.Equal(got, all[:4]) {
+		t.Errorf("pages %v, want %v", got, all[:4])
+	}
+	if p1.Total != len(all) || p2.Total != len(all) {
+		t.Errorf("totals %d %d, want %d", p1.Total, p2.Total, len(all))
+	}
+	if p := search(t, ix, "bloom", graph.SearchOptions{Offset: 1000}); len(p.Hits) != 0 || p.Total == 0 {
+		t.Errorf("past the end: %+v", p)
+	}
+	if got := paths(search(t, ix, "bloom", graph.SearchOptions{Folder: "/archive/"})); !slices.Equal(got, []string{"archive/old-bloom.md"}) {
+		t.Errorf("folder option: %v", got)
+	}
+}
+
+func TestIndex_Search_FolderFactors(t *testing.T) {
+	base := paths(search(t, fixtureIndex(t, graph.Options{}), "probabilistic", graph.SearchOptions{}))
+	if len(base) != 2 || base[0] != "archive/old-bloom.md" {
+		t.Fatalf("without factors %v: the short archive note should lead", base)
+	}
+	down := paths(search(t, fixtureIndex(t, graph.Options{FolderFactors: map[string]float64{"Archive/": 0.1}}), "probabilistic", graph.SearchOptions{}))
+	if !slices.Equal(down, []string{"tech/bloom-filters.md", "archive/old-bloom.md"}) {
+		t.Errorf("with archive ×0.1: %v", down)
+	}
+}
+
+func TestIndex_Search_DiversityCap(t *testing.T) {
+	q := "bloom sketch hashing data structures"
+	free := paths(search(t, fixtureIndex(t, graph.Options{}), q, graph.SearchOptions{}))
+	capped := paths(search(t, fixtureIndex(t, graph.Options{DiversityCap: 1}), q, graph.SearchOptions{}))
+	if len(free) != len(capped) {
+		t.Fatalf("cap changed the hit count: %v vs %v", free, capped)
+	}
+	folder := func(p string) string { return p[:strings.LastIndexByte(p, '/')] }
+	if folder(free[0]) != "tech" || folder(free[1]) != "tech" {
+		t.Fatalf("uncapped order %v: want two tech/ hits first", free)
+	}
+	// With a cap of 1, the second tech/ hit moves after every other folder's first.
+	if folder(capped[0]) != "tech" || folder(capped[1]) == "tech" {
+		t.Errorf("capped order %v", capped)
+	}
+	a, b := slices.Clone(free), slices.Clone(capped)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		t.Errorf("cap changed the hits: %v vs %v", free, capped)
+	}
+}
+
+func TestIndex_Search_Errors(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	for _, q := range []string{`"open`, "-only", "tag:", "status:---"} {
+		if _, err := ix.Search(context.Background(), q, graph.SearchOptions{}); !errors.Is(err, graph.ErrQuery) {
+			t.Errorf("%q: %v, want ErrQuery", q, err)
+		}
+	}
+	// Literal takes the same text as plain words.
+	if res := search(t, ix, `"open -only tag:`, graph.SearchOptions{Literal: true}); res.Total != 0 {
+		t.Errorf("literal: %v", paths(res))
+	}
+	if got := paths(search(t, ix, `"Bloom -filters`, graph.SearchOptions{Literal: true})); len(got) == 0 || got[0] != "tech/bloom-filters.md" {
+		t.Errorf("literal: %v", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Search(ctx, "bloom", graph.SearchOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

@@ -1,0 +1,304 @@
+package graph
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Snippets: the matched words of a query are marked with these guillemets, which
+// Markdown leaves alone (unlike **bold**, which notes themselves use).
+const (
+	markOpen  = "«"
+	markClose = "»"
+	// snippetMax is the longest snippet in bytes (before marks).
+	snippetMax = 240
+)
+
+// highlighter finds the query's terms in text: a word matches when its term is a
+// query term, or starts with a prefix word's stem.
+type highlighter struct {
+	st     *stemmer
+	exact  map[string]float64 // term → weight (its idf)
+	prefix []prefixWord
+	// heads holds the first two bytes of every query term: a word whose folded
+	// form starts otherwise cannot stem to one (Porter2 keeps the first two
+	// letters, but for dying/lying/tying → die/lie/tie, covered by adding "dy",
+	// "ly", "ty"), so it is not stemmed at all.
+	heads map[[2]byte]bool
+}
+
+func (h *highlighter) addHead(t string) {
+	var k [2]byte
+	copy(k[:], t)
+	h.heads[k] = true
+	switch k {
+	case [2]byte{'d', 'i'}, [2]byte{'l', 'i'}, [2]byte{'t', 'i'}:
+		h.heads[[2]byte{k[0], 'y'}] = true
+	}
+}
+
+type prefixWord struct {
+	stem   string
+	weight float64
+}
+
+// match is one matched word in a text.
+type match struct {
+	start, end int
+	term       string
+	weight     float64
+}
+
+func (se *searcher) highlighter() *highlighter {
+	h := &highlighter{st: se.ix.an.newStemmer(), exact: map[string]float64{}, heads: map[[2]byte]bool{}}
+	for _, w := range se.pl.words[:se.pl.orig] {
+		h.exact[w.term] = max(h.exact[w.term], w.idf)
+		if w.prefix && se.w.Prefix > 0 {
+			h.prefix = append(h.prefix, prefixWord{w.term, w.idf * se.w.Prefix})
+		}
+	}
+	for _, p := range se.pl.phrases {
+		for _, t := range p.terms {
+			h.exact[t] = max(h.exact[t], p.idf)
+		}
+	}
+	for t := range h.exact {
+		h.addHead(t)
+	}
+	return h
+}
+
+// matches returns the matched words of text, in order.
+func (h *highlighter) matches(text []byte) []match {
+	var out []match
+	words(text, func(w word) {
+		var k [2]byte
+		copy(k[:], w.folded)
+		if !h.heads[k] {
+			return
+		}
+		t := h.st.term(w.folded)
+		if t == "" {
+			return
+		}
+		if wt, ok := h.exact[t]; ok {
+			out = append(out, match{w.start, w.end, t, wt})
+			return
+		}
+		for _, p := range h.prefix {
+			if strings.HasPrefix(t, p.stem) {
+				out = append(out, match{w.start, w.end, p.stem, p.weight})
+				return
+			}
+		}
+	})
+	return out
+}
+
+// chunks returns the best k heading sections of doc d for the hit list: each
+// section scores the weights of the distinct query terms in it (from the body
+// positions of the postings read for ranking, mapped to lines by the stored line
+// table), plus a little for repeats; its snippet is its best line. A note whose
+// body matched only through prefixes is scanned (its first 32 KiB); one whose
+// body matches nothing (a title or tag hit) gets its first line.
+func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chunk {
+	raw := t.raw
+	body := min(max(t.bodyStart, 0), len(raw))
+	// Byte offset of each body line.
+	starts := []int{body}
+	for i := body; ; {
+		nl := bytes.IndexByte(raw[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+		starts = append(starts, i)
+	}
+	lineHits := map[int][]int{} // body line → tracked terms on it
+	var ps []uint32
+	for ti := range se.tracked {
+		ps = se.tracked[ti].bodyPositions(se.s.arena, ps[:0], d)
+		for _, p := range ps {
+			li := sort.Search(len(t.lineWords), func(i int) bool { return t.lineWords[i] > p }) - 1
+			if li < 0 || li >= len(starts) {
+				continue
+			}
+			if l := lineHits[li]; len(l) == 0 || l[len(l)-1] != ti {
+				lineHits[li] = append(l, ti)
+			}
+		}
+	}
+	if len(lineHits) == 0 && len(h.prefix) > 0 {
+		scan := raw[body:min(len(raw), body+32<<10)]
+		for _, m := range h.matches(scan) {
+			off := body + m.start
+			li := sort.SearchInts(starts, off+1) - 1
+			lineHits[li] = append(lineHits[li], -1-h.prefixIndex(m.term))
+		}
+	}
+	weight := func(ti int) float64 {
+		if ti >= 0 {
+			return h.exact[se.tracked[ti].term]
+		}
+		return h.prefix[-1-ti].weight
+	}
+	// Sections by body line.
+	type section struct {
+		from, to int // body lines
+		title    string
+		score    float64
+	}
+	secs := []section{{from: 0, title: ""}}
+	for _, hd := range t.headings {
+		li := hd.line - t.bodyLine
+		if li < 0 || li >= len(starts) {
+			continue
+		}
+		if last := &secs[len(secs)-1]; li == last.from {
+			last.title = hd.text
+			continue
+		}
+		secs = append(secs, section{from: li, title: hd.text})
+	}
+	for i := range secs {
+		secs[i].to = len(starts)
+		if i+1 < len(secs) {
+			secs[i].to = secs[i+1].from
+		}
+	}
+	for i := range secs {
+		count := map[int]int{}
+		for li := secs[i].from; li < secs[i].to; li++ {
+			for _, ti := range lineHits[li] {
+				count[ti]++
+			}
+		}
+		for ti, n := range count {
+			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(n)))
+		}
+	}
+	order := make([]int, len(secs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
+	lineText := func(li int) (int, []byte) {
+		end := len(raw)
+		if li+1 < len(starts) {
+			end = starts[li+1] - 1
+		}
+		return starts[li], raw[starts[li]:end]
+	}
+	var out []Chunk
+	for _, si := range order {
+		sec := secs[si]
+		if len(out) == k || (sec.score == 0 && len(out) > 0) {
+			break
+		}
+		best, bestScore := -1, 0.0
+		for li := sec.from; li < sec.to; li++ {
+			sc := 0.0
+			for _, ti := range lineHits[li] {
+				sc += weight(ti)
+			}
+			if sc > 0 && li == sec.from && sec.title != "" {
+				sc /= 2 // the heading line itself says less than the text under it
+			}
+			if sc > bestScore {
+				best, bestScore = li, sc
+			}
+		}
+		if best < 0 {
+			// No match in the section: its first non-blank line.
+			for li := sec.from; li < sec.to && best < 0; li++ {
+				if _, txt := lineText(li); len(bytes.TrimSpace(txt)) > 0 && !isFence(txt) {
+					best = li
+				}
+			}
+			if best < 0 {
+				if sec.score == 0 && si != order[len(order)-1] {
+					continue // an empty section: try the next
+				}
+				best = sec.from
+			}
+		}
+		_, txt := lineText(best)
+		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
+	}
+	return out
+}
+
+func (h *highlighter) prefixIndex(stem string) int {
+	for i, p := range h.prefix {
+		if p.stem == stem {
+			return i
+		}
+	}
+	return 0
+}
+
+func isFence(line []byte) bool {
+	l := bytes.TrimSpace(line)
+	return bytes.HasPrefix(l, []byte("```")) || bytes.HasPrefix(l, []byte("~~~")) || bytes.Equal(l, []byte("---"))
+}
+
+// markLine returns line (starting at offset base of raw) trimmed, clipped to
+// snippetMax bytes around its first match, with the matches marked.
+func markLine(line []byte, base int, ms []match) string {
+	lo, hi := 0, len(line)
+	for lo < hi && (line[lo] == ' ' || line[lo] == '\t' || line[lo] == '\r') {
+		lo++
+	}
+	for hi > lo && (line[hi-1] == ' ' || line[hi-1] == '\t' || line[hi-1] == '\r') {
+		hi--
+	}
+	prefix, suffix := "", ""
+	if hi-lo > snippetMax {
+		from := lo
+		if len(ms) > 0 {
+			from = max(lo, ms[0].start-base-snippetMax/4)
+		}
+		to := min(hi, from+snippetMax)
+		from = max(lo, to-snippetMax)
+		// Cut at rune and, when close, word boundaries.
+		for from > lo && !utf8.RuneStart(line[from]) {
+			from--
+		}
+		for to < hi && !utf8.RuneStart(line[to]) {
+			to++
+		}
+		if from > lo {
+			if sp := bytes.IndexByte(line[from:min(to, from+20)], ' '); sp >= 0 {
+				from += sp + 1
+			}
+			prefix = "…"
+		}
+		if to < hi {
+			if sp := bytes.LastIndexByte(line[max(from, to-20):to], ' '); sp >= 0 {
+				to = max(from, to-20) + sp
+			}
+			suffix = "…"
+		}
+		lo, hi = from, to
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	at := lo
+	for _, m := range ms {
+		s, e := m.start-base, m.end-base
+		if s < at || e > hi {
+			continue
+		}
+		b.Write(line[at:s])
+		b.WriteString(markOpen)
+		b.Write(line[s:e])
+		b.WriteString(markClose)
+		at = e
+	}
+	b.Write(line[at:hi])
+	b.WriteString(suffix)
+	return b.String()
+}

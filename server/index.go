@@ -1,0 +1,381 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// Engine names in search responses.
+const (
+	EngineBM25 = "bm25"
+	EngineScan = "scan"
+)
+
+// Indexer is the bridge from the vault to the search index: it catches the index up
+// with HEAD by diffing the commit the index reflects against HEAD (recursing only into
+// subtrees whose ids differ), rebuilds it from HEAD when it is missing, corrupt or of
+// an old format, and answers searches honestly: every response says which engine
+// answered, the index and head commits and whether the index is stale. When the index
+// cannot be used, searches fall back to a bounded substring scan of the notes at HEAD.
+type Indexer struct {
+	vault *repo.Vault
+	dir   string
+	opts  graph.Options
+	log   *slog.Logger
+
+	catchMu sync.Mutex // serialises catch-up and rebuild
+
+	mu      sync.Mutex
+	ix      *graph.Index
+	problem string // why the index is unusable ("" when it is fine)
+	bg      sync.WaitGroup
+	closed  bool
+}
+
+// IndexDir is where a vault's index lives.
+func IndexDir(v *repo.Vault) string { return filepath.Join(v.GitDir(), "norn", "index") }
+
+// SearchOptionsFrom turns the vault's search settings into index options.
+func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
+	w := graph.DefaultWeights()
+	s := cfg.Search
+	w.Title.Weight, w.Aliases.Weight, w.Tags.Weight = s.Weights.Title, s.Weights.Aliases, s.Weights.Tags
+	w.Headings.Weight, w.Body.Weight, w.Path.Weight = s.Weights.Headings, s.Weights.Body, s.Weights.Path
+	w.Frontmatter.Weight = s.Weights.Frontmatter
+	return graph.Options{
+		Logger: log, Weights: w, FolderFactors: s.FolderFactors, DiversityCap: s.DiversityCap,
+		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile,
+	}
+}
+
+// OpenIndexer opens the vault's index. It never fails for a damaged index: a corrupt
+// or outdated one is removed and rebuilt in the background (searches scan meanwhile);
+// a locked one is used by scanning until it is free.
+func OpenIndexer(ctx context.Context, v *repo.Vault, opts graph.Options, log *slog.Logger) *Indexer {
+	if log == nil {
+		log = slog.Default()
+	}
+	x := &Indexer{vault: v, dir: IndexDir(v), opts: opts, log: log}
+	ix, err := graph.Open(x.dir, opts)
+	switch {
+	case err == nil:
+		x.ix = ix
+	case errors.Is(err, graph.ErrLocked):
+		x.problem = "index locked by another process"
+	case errors.Is(err, graph.ErrCorrupt), errors.Is(err, graph.ErrFormat):
+		x.problem = fmt.Sprintf("%v; rebuilding", err)
+		x.bg.Add(1)
+		go func() {
+			defer x.bg.Done()
+			if err := x.recreate(context.WithoutCancel(ctx)); err != nil {
+				log.Error("rebuild index", "err", err)
+			}
+		}()
+	default:
+		x.problem = fmt.Sprintf("index unavailable: %v", err)
+	}
+	return x
+}
+
+// recreate removes a damaged index, opens a new one and rebuilds it from HEAD.
+func (x *Indexer) recreate(ctx context.Context) error {
+	x.catchMu.Lock()
+	defer x.catchMu.Unlock()
+	if err := os.RemoveAll(x.dir); err != nil {
+		return fmt.Errorf("remove index: %w", err)
+	}
+	ix, err := graph.Open(x.dir, x.opts)
+	if err != nil {
+		x.setProblem(fmt.Sprintf("index unavailable: %v", err))
+		return err
+	}
+	if err := x.rebuildLocked(ctx, ix, nil); err != nil {
+		ix.Close()
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ix.Close()
+	}
+	x.ix, x.problem = ix, ""
+	return nil
+}
+
+func (x *Indexer) setProblem(p string) {
+	x.mu.Lock()
+	x.problem = p
+	x.mu.Unlock()
+}
+
+func (x *Indexer) index() (*graph.Index, string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.ix, x.problem
+}
+
+// Close waits for a background rebuild and closes the index.
+func (x *Indexer) Close() error {
+	x.mu.Lock()
+	x.closed = true
+	x.mu.Unlock()
+	x.bg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ix != nil {
+		err := x.ix.Close()
+		x.ix = nil
+		return err
+	}
+	return nil
+}
+
+// Status reports the index's commit and problem, if any.
+func (x *Indexer) Status() (commit string, problem string) {
+	ix, p := x.index()
+	if ix == nil {
+		return "", p
+	}
+	return ix.Commit(), p
+}
+
+// CatchUp brings the index to HEAD: nothing to do when it is there, a tree diff
+// from its commit otherwise, a rebuild when it is empty or its commit is gone.
+func (x *Indexer) CatchUp(ctx context.Context) error {
+	ix, _ := x.index()
+	if ix == nil {
+		return nil
+	}
+	x.catchMu.Lock()
+	defer x.catchMu.Unlock()
+	head := string(x.vault.Head())
+	from := ix.Commit()
+	if from == head {
+		return nil
+	}
+	if from == "" || head == "" {
+		return x.rebuildLocked(ctx, ix, nil)
+	}
+	changes, err := x.vault.Diff(ctx, from, head)
+	if err != nil {
+		if errors.Is(err, repo.ErrNotFound) {
+			x.log.Warn("index commit not found; rebuilding", "commit", from)
+			return x.rebuildLocked(ctx, ix, nil)
+		}
+		return fmt.Errorf("catch up index: %w", err)
+	}
+	var put []graph.Doc
+	var remove []note.Path
+	for _, c := range changes {
+		if !isNote(c.Path) {
+			continue
+		}
+		if c.Kind == repo.Archive {
+			remove = append(remove, c.Path)
+			continue
+		}
+		b, err := x.vault.ReadRevision(ctx, c.Revision)
+		if err != nil {
+			return fmt.Errorf("catch up index: %w", err)
+		}
+		put = append(put, parseDoc(c.Path, c.Revision, b))
+	}
+	if err := ix.Update(ctx, head, put, remove); err != nil {
+		return fmt.Errorf("catch up index: %w", err)
+	}
+	return nil
+}
+
+// Rebuild rebuilds the index from HEAD; progress gets (done, total).
+func (x *Indexer) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	ix, problem := x.index()
+	if ix == nil {
+		return fmt.Errorf("rebuild index: %s", problem)
+	}
+	x.catchMu.Lock()
+	defer x.catchMu.Unlock()
+	return x.rebuildLocked(ctx, ix, progress)
+}
+
+func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress func(done, total int)) error {
+	files, head, err := x.vault.Files(ctx, "")
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	files = notesOnly(files)
+	var p func(int)
+	if progress != nil {
+		p = func(done int) { progress(done, len(files)) }
+	}
+	if err := ix.Rebuild(ctx, string(head), x.docs(ctx, files), p); err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	return nil
+}
+
+// docs reads and parses files on every core and yields them (in no fixed order).
+func (x *Indexer) docs(ctx context.Context, files []repo.File) iter.Seq2[graph.Doc, error] {
+	return func(yield func(graph.Doc, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		jobs := make(chan repo.File)
+		type result struct {
+			doc graph.Doc
+			err error
+		}
+		out := make(chan result, 64)
+		var wg sync.WaitGroup
+		for range max(1, runtime.GOMAXPROCS(0)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for f := range jobs {
+					b, err := x.vault.ReadRevision(ctx, f.Revision)
+					r := result{err: err}
+					if err == nil {
+						r.doc = parseDoc(f.Path, f.Revision, b)
+					}
+					select {
+					case out <- r:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}()
+		}
+		go func() {
+			defer close(out)
+			defer wg.Wait()
+			defer close(jobs)
+			for _, f := range files {
+				select {
+				case jobs <- f:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		for r := range out {
+			if !yield(r.doc, r.err) {
+				cancel()
+				for range out { // let the workers finish
+				}
+				return
+			}
+		}
+	}
+}
+
+// parseDoc parses a note for the index. A note whose frontmatter breaks the codec's
+// rules is still indexed, by its path and its text.
+func parseDoc(p note.Path, rev repo.Revision, b []byte) graph.Doc {
+	n, err := note.Parse(p, b)
+	if err != nil {
+		n = &note.Note{Path: p, Raw: b, Title: note.Stem(p), TitleSource: note.TitleFromPath}
+	}
+	return graph.Doc{Path: p, Revision: string(rev), Note: n}
+}
+
+func isNote(p note.Path) bool { return strings.HasSuffix(strings.ToLower(string(p)), ".md") }
+
+func notesOnly(files []repo.File) []repo.File {
+	out := files[:0:0]
+	for _, f := range files {
+		if isNote(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SearchRequest is one search.
+type SearchRequest struct {
+	Query  string
+	Limit  int
+	Offset int
+	Folder string
+	// Literal takes the query as plain words (no operators).
+	Literal bool
+	// WaitForPendingWrites waits (up to Wait, default 2 s) for the index to reach HEAD.
+	WaitForPendingWrites bool
+	Wait                 time.Duration
+}
+
+// SearchResponse is a search's answer, with what produced it.
+type SearchResponse struct {
+	Engine      string      `json:"engine"`
+	IndexCommit string      `json:"index_commit"`
+	HeadCommit  string      `json:"head_commit"`
+	IndexStale  bool        `json:"index_stale"`
+	TookMS      float64     `json:"took_ms"`
+	Total       int         `json:"total"`
+	Truncated   bool        `json:"truncated,omitempty"`
+	Hits        []graph.Hit `json:"-"`
+}
+
+// Search answers a query from the index, or by scanning the notes at HEAD when the
+// index is unusable. It never fails because of the index; it fails for a malformed
+// query (graph.ErrQuery).
+func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse, error) {
+	start := time.Now()
+	if r.WaitForPendingWrites {
+		wait := r.Wait
+		if wait <= 0 {
+			wait = 2 * time.Second
+		}
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		if err := x.CatchUp(wctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			x.log.Warn("catch up index", "err", err)
+		}
+		cancel()
+	}
+	head := string(x.vault.Head())
+	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal}
+	resp := &SearchResponse{HeadCommit: head}
+	ix, problem := x.index()
+	var res *graph.Results
+	var err error
+	if ix != nil {
+		res, err = ix.Search(ctx, r.Query, o)
+		if err != nil && !errors.Is(err, graph.ErrQuery) && ctx.Err() == nil {
+			problem = fmt.Sprintf("index failed: %v", err)
+			res, err = nil, nil
+		}
+		if res != nil {
+			resp.Engine, resp.IndexCommit = EngineBM25, ix.Commit()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		files, _, ferr := x.vault.Files(ctx, "")
+		if ferr != nil {
+			return nil, ferr
+		}
+		res, err = graph.Scan(ctx, r.Query, x.docs(ctx, notesOnly(files)), o)
+		if err != nil {
+			return nil, err
+		}
+		resp.Engine = EngineScan + " (" + problem + ")"
+		resp.Truncated = res.Truncated
+	}
+	resp.IndexStale = resp.IndexCommit != head
+	resp.Total, resp.Hits = res.Total, res.Hits
+	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return resp, nil
+}

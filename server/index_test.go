@@ -1,0 +1,211 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+var words = strings.Fields("bloom filter hash sketch count merge commit vault index search rank graph edge link note tree blob revision conflict archive")
+
+func randomNote(rng *rand.Rand, i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\ntitle: Note %d %s\ntags: [%s]\n---\n# Note %d\n", i, words[rng.IntN(len(words))], words[rng.IntN(len(words))], i)
+	for range 20 + rng.IntN(40) {
+		b.WriteString(words[rng.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func apply(t *testing.T, v *repo.Vault, tx repo.Tx) {
+	t.Helper()
+	tx.Author = repo.Author{Name: "t"}
+	tx.Roles = []string{"owner"}
+	if _, err := v.Apply(context.Background(), tx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// results runs a fixed set of queries and returns every ranked path and score.
+func results(t *testing.T, x *server.Indexer) []string {
+	t.Helper()
+	var out []string
+	for _, q := range append(words, "bloom filter", `"hash sketch"`, "commit -vault", "tag:graph", "folder:b") {
+		r, err := x.Search(context.Background(), server.SearchRequest{Query: q, Limit: 50})
+		if err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		if r.Engine != server.EngineBM25 {
+			t.Fatalf("engine %q", r.Engine)
+		}
+		for _, h := range r.Hits {
+			out = append(out, fmt.Sprintf("%s %s %.9f %d", q, h.Path, h.Score, h.Line))
+		}
+	}
+	return out
+}
+
+// TestIndexer_IncrementalEqualsRebuild: an index caught up over many commits (puts,
+// updates, moves, archives, restores) answers exactly like one rebuilt from scratch.
+func TestIndexer_IncrementalEqualsRebuild(t *testing.T) {
+	ctx := context.Background()
+	v, _ := openVault(t)
+	x := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	defer x.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	live := map[int]string{}
+	for i := range 120 {
+		k := rng.IntN(40)
+		p, ok := live[k]
+		switch {
+		case !ok:
+			p = fmt.Sprintf("%s/n%d.md", []string{"a", "b", "c/d"}[rng.IntN(3)], k)
+			apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: note.Path(p), Content: []byte(randomNote(rng, i))}}})
+			live[k] = p
+		case rng.IntN(5) == 0:
+			apply(t, v, repo.Tx{Op: repo.OpArchive, Reason: repo.ReasonArchived, Changes: []repo.Change{{Kind: repo.Archive, Path: note.Path(p)}}})
+			delete(live, k)
+		case rng.IntN(5) == 0:
+			np := fmt.Sprintf("moved/n%d-%d.md", k, i)
+			apply(t, v, repo.Tx{Op: repo.OpMove, Changes: []repo.Change{{Kind: repo.Move, From: note.Path(p), Path: note.Path(np)}}})
+			live[k] = np
+		default:
+			apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: note.Path(p), Content: []byte(randomNote(rng, i)), ExpectedRevision: v.Revision(note.Path(p))}}})
+		}
+		if i%7 == 0 {
+			if err := x.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := x.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := x.Status(); c != string(v.Head()) {
+		t.Fatalf("index at %s, head %s", c, v.Head())
+	}
+	incremental := results(t, x)
+	if err := x.Rebuild(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := results(t, x)
+	if len(rebuilt) < 100 {
+		t.Fatalf("only %d results", len(rebuilt))
+	}
+	if !reflect.DeepEqual(incremental, rebuilt) {
+		for i := range min(len(incremental), len(rebuilt)) {
+			if incremental[i] != rebuilt[i] {
+				t.Fatalf("first difference at %d:\nincremental %s\nrebuilt     %s", i, incremental[i], rebuilt[i])
+			}
+		}
+		t.Fatalf("incremental has %d results, rebuilt %d", len(incremental), len(rebuilt))
+	}
+}
+
+// TestIndexer_Honesty: responses say whether the index is stale, and
+// WaitForPendingWrites waits for it to catch up.
+func TestIndexer_Honesty(t *testing.T) {
+	ctx := context.Background()
+	v, _ := openVault(t)
+	x := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	defer x.Close()
+	if err := x.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "fresh.md", Content: []byte("# Fresh\nzebra crossing\n")}}})
+	r, err := x.Search(ctx, server.SearchRequest{Query: "zebra"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.IndexStale || r.IndexCommit == r.HeadCommit || r.Total != 0 {
+		t.Fatalf("stale index not reported: %+v", r)
+	}
+	r, err = x.Search(ctx, server.SearchRequest{Query: "zebra", WaitForPendingWrites: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IndexStale || r.Total != 1 || r.Hits[0].Path != "fresh.md" || r.HeadCommit != string(v.Head()) {
+		t.Fatalf("after waiting: %+v", r)
+	}
+}
+
+// TestIndexer_Degrades: a corrupt, missing or locked index still answers, labelled,
+// with a scan of HEAD; a corrupt one is rebuilt.
+func TestIndexer_Degrades(t *testing.T) {
+	ctx := context.Background()
+	v, _ := openVault(t)
+	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "z.md", Content: []byte("# Zebra\nstripes\n")}}})
+	x := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	if err := x.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Locked: a second handle scans.
+	y := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	r, err := y.Search(ctx, server.SearchRequest{Query: "stripes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Engine, "scan (") || !strings.Contains(r.Engine, "locked") || r.Total != 1 || !r.IndexStale {
+		t.Fatalf("locked: %+v", r)
+	}
+	y.Close()
+	x.Close()
+
+	// Corrupt: every file of the index overwritten with garbage.
+	dir := server.IndexDir(v)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "LOCK" {
+			os.WriteFile(filepath.Join(dir, e.Name()), []byte("garbage"), 0o644)
+		}
+	}
+	z := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	r, err = z.Search(ctx, server.SearchRequest{Query: "stripes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != 1 || r.Hits[0].Path != "z.md" {
+		t.Fatalf("corrupt: %+v", r)
+	}
+	if r.Engine != server.EngineBM25 && !strings.Contains(r.Engine, "rebuilding") {
+		t.Fatalf("corrupt index answered by %q", r.Engine)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, _ = z.Search(ctx, server.SearchRequest{Query: "stripes"})
+		if r.Engine == server.EngineBM25 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("corrupt index never rebuilt: %q", r.Engine)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	z.Close()
+
+	// Deleted: rebuilt on the next catch-up.
+	os.RemoveAll(dir)
+	w := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	defer w.Close()
+	if err := w.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err = w.Search(ctx, server.SearchRequest{Query: "stripes"})
+	if err != nil || r.Engine != server.EngineBM25 || r.Total != 1 || r.IndexStale {
+		t.Fatalf("deleted: %+v %v", r, err)
+	}
+}
