@@ -157,8 +157,16 @@ func (x *gitIndex) writeBytes(b []byte) error {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, fs.ErrExist) || try >= 200 {
+		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("write git index: %w", err)
+		}
+		if try >= 200 {
+			// Held for over a second: a crash (ours or git's) left it behind. The
+			// index is derived from HEAD, so take it over rather than stay stuck.
+			if try > 200 || os.Remove(lock) != nil {
+				return fmt.Errorf("write git index: %w", err)
+			}
+			continue
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -87,8 +87,16 @@ func casRef(gitDir, ref string, old, new hash) error {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, fs.ErrExist) || try >= 200 {
+		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("update %s: lock: %w", ref, err)
+		}
+		if try >= 200 {
+			// Held for over a second: a crashed writer left it. Take it over (the
+			// compare below still guards against a branch that moved).
+			if try > 200 || os.Remove(lock) != nil {
+				return fmt.Errorf("update %s: lock: %w", ref, err)
+			}
+			continue
 		}
 		time.Sleep(5 * time.Millisecond) // another writer (the git CLI) holds it briefly
 	}

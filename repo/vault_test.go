@@ -209,3 +209,18 @@ func TestVault_External(t *testing.T) {
 		t.Fatalf("second scan: %v %v", again, err)
 	}
 }
+
+// TestVault_StaleLocks: lock files a crashed writer left behind (the branch's and git
+// index's) do not wedge the vault.
+func TestVault_StaleLocks(t *testing.T) {
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "one\n", ""))
+	for _, l := range []string{"refs/heads/main.lock", "index.lock"} {
+		if err := os.WriteFile(filepath.Join(v.GitDir(), l), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, v, put("b.md", "two\n", ""))
+	v.Close()
+	assertClean(t, v)
+}

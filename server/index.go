@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -224,6 +225,9 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if err := ix.Rebuild(ctx, string(head), x.docs(ctx, files), p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
+	// A rebuild holds every posting in memory at once; give that back to the OS
+	// now rather than keep a serving process at its peak.
+	debug.FreeOSMemory()
 	return nil
 }
 
