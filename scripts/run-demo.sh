@@ -23,6 +23,8 @@ say "norn write inbox/first-thought.md --author demo-agent"
 printf -- '---\ntitle: First thought\ntags: [demo]\n---\n# First thought\n\nWritten by the demo; see [[Vault]].\n' | "$bin" write inbox/first-thought.md --author demo-agent
 say "norn write inbox/bad.md   # breaks two gate rules"
 printf -- '---\ntitle: Bad\ntags: [Not Kebab]\n---\nno final newline' | "$bin" write inbox/bad.md || echo "(exit $?: rejected, nothing written)"
+say 'norn search "expected revision conflict" --limit 3'
+"$bin" search "expected revision conflict" --limit 3
 say 'norn log'
 "$bin" log
 say 'norn doctor'
