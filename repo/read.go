@@ -116,7 +116,8 @@ func (v *Vault) Files(ctx context.Context, at string) ([]File, CommitID, error) 
 	return out, c, nil
 }
 
-// Contents yields the bytes of the given files, reading them concurrently.
+// Contents yields the bytes of the given files in order; a blob that cannot be read
+// is logged and skipped.
 func (v *Vault) Contents(ctx context.Context, files []File) iter.Seq2[File, []byte] {
 	return func(yield func(File, []byte) bool) {
 		for _, f := range files {
