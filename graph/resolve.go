@@ -1,0 +1,301 @@
+package graph
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// LinkStatus is the outcome of resolving one link.
+type LinkStatus string
+
+// The link statuses.
+const (
+	LinkResolved  LinkStatus = "resolved"  // exactly one target (or the nearest of several)
+	LinkBroken    LinkStatus = "broken"    // nothing in the vault matches
+	LinkAmbiguous LinkStatus = "ambiguous" // several targets match at the same step
+)
+
+// Resolution is where a link points.
+type Resolution struct {
+	Status LinkStatus
+	// Target is the note or attachment the link points to when Status is
+	// LinkResolved, and empty otherwise.
+	Target note.Path
+	// Candidates holds the matching paths, sorted, when Status is LinkAmbiguous.
+	Candidates []note.Path
+	// HeadingFound is false when the link names a heading (#h) the resolved target
+	// does not have; the status stays LinkResolved so that callers can flag it. It
+	// is true for every other resolved link (no heading, a block reference, an
+	// attachment named with a heading) and false when the link is not resolved.
+	HeadingFound bool
+}
+
+// Resolver resolves link targets against a fixed set of notes and attachments. It
+// is built once (NewResolver, then AddFiles) and is then safe for concurrent use
+// by Resolve. The rules are in docs/vault-format.md, "Link resolution".
+type Resolver struct {
+	entries []resolveEntry
+	known   map[note.Path]int // path as given → entry index
+	byPath  map[string][]int  // lowercased path without ".md" (attachments keep their extension)
+	byName  map[string][]int  // lowercased file stem (attachments: file name with extension)
+	byTitle map[string][]int  // lowercased note title
+	byAlias map[string][]int  // lowercased note alias
+}
+
+// resolveEntry is one note or attachment the resolver knows.
+type resolveEntry struct {
+	path     note.Path
+	folder   string
+	pathKey  string
+	headings []resolveHeading // nil for attachments
+	isNote   bool
+}
+
+// resolveHeading is a heading's normalised text and its parent's index (-1 at the top).
+type resolveHeading struct {
+	key    string
+	parent int
+}
+
+// NewResolver indexes notes by path, stem, title and aliases. A path given twice
+// keeps its first note. Nil notes are skipped.
+func NewResolver(notes []*note.Note) *Resolver {
+	r := &Resolver{
+		known:   make(map[note.Path]int, len(notes)),
+		byPath:  make(map[string][]int, len(notes)),
+		byName:  make(map[string][]int, len(notes)),
+		byTitle: make(map[string][]int, len(notes)),
+		byAlias: make(map[string][]int),
+	}
+	for _, n := range notes {
+		if n == nil {
+			continue
+		}
+		if _, dup := r.known[n.Path]; dup {
+			continue
+		}
+		e := resolveEntry{path: n.Path, folder: n.Path.Folder(), pathKey: noteKey(string(n.Path)), isNote: true}
+		e.headings = make([]resolveHeading, len(n.Headings))
+		at := make(map[*note.Heading]int, len(n.Headings))
+		for i, h := range n.Headings {
+			at[h] = i
+		}
+		for i, h := range n.Headings {
+			parent := -1
+			if p, ok := at[h.Parent]; ok && h.Parent != nil {
+				parent = p
+			}
+			e.headings[i] = resolveHeading{key: headingKey(h.Text), parent: parent}
+		}
+		i := r.add(e, strings.ToLower(note.Stem(n.Path)))
+		if t := strings.ToLower(strings.TrimSpace(n.Title)); t != "" {
+			r.byTitle[t] = appendOnce(r.byTitle[t], i)
+		}
+		for _, a := range n.Aliases {
+			if a := strings.ToLower(strings.TrimSpace(a)); a != "" {
+				r.byAlias[a] = appendOnce(r.byAlias[a], i)
+			}
+		}
+	}
+	return r
+}
+
+// AddFiles adds the vault's attachments (images, PDFs, any non-note file) so that
+// embeds and links naming them resolve. Paths ending in ".md" and paths already
+// known are ignored: notes come only from NewResolver. Call it before the
+// resolver is shared between goroutines.
+func (r *Resolver) AddFiles(paths []note.Path) {
+	for _, p := range paths {
+		if _, dup := r.known[p]; dup || p == "" || isMarkdown(string(p)) {
+			continue
+		}
+		lp := strings.ToLower(string(p))
+		r.add(resolveEntry{path: p, folder: p.Folder(), pathKey: lp}, lp[strings.LastIndexByte(lp, '/')+1:])
+	}
+}
+
+// add records e under its path and name keys and returns its index.
+func (r *Resolver) add(e resolveEntry, nameKey string) int {
+	i := len(r.entries)
+	r.entries = append(r.entries, e)
+	r.known[e.path] = i
+	r.byPath[e.pathKey] = append(r.byPath[e.pathKey], i)
+	r.byName[nameKey] = append(r.byName[nameKey], i)
+	return i
+}
+
+// Resolve resolves the link l written in the note at from.
+//
+// A same-note link (empty Target) resolves to from. A Markdown link, and a
+// wikilink or embed whose target starts with "./" or "../", resolves only by its
+// path relative to from's folder. Any other wikilink or embed is tried, in order,
+// by exact path from the vault root, by path suffix ("b/c" matches "a/b/c.md"), by
+// file stem (or an attachment's file name), by title and by alias, each
+// case-insensitively; the first step with a match decides. Several matches at that
+// step are ambiguous unless exactly one of them is in from's own folder, which then
+// wins. A ".md" on the target is ignored.
+func (r *Resolver) Resolve(from note.Path, l note.Link) Resolution {
+	if l.Target == "" {
+		i, ok := r.known[from]
+		return r.found(i, from, l, ok)
+	}
+	target := strings.TrimSpace(l.Target)
+	if l.Kind == note.LinkMarkdown || strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../") {
+		rel := path.Join(from.Folder(), target)
+		if rel == ".." || strings.HasPrefix(rel, "../") || rel == "." {
+			return Resolution{Status: LinkBroken}
+		}
+		return r.decide(from, l, r.byPath[noteKey(rel)])
+	}
+	key := noteKey(strings.TrimLeft(target, "/"))
+	if key == "" {
+		return Resolution{Status: LinkBroken}
+	}
+	if m := r.byPath[key]; len(m) > 0 {
+		return r.decide(from, l, m)
+	}
+	if slash := strings.LastIndexByte(key, '/'); slash >= 0 {
+		var m []int
+		for _, i := range r.byName[key[slash+1:]] {
+			pk := r.entries[i].pathKey
+			if len(pk) > len(key) && strings.HasSuffix(pk, key) && pk[len(pk)-len(key)-1] == '/' {
+				m = append(m, i)
+			}
+		}
+		if len(m) > 0 {
+			return r.decide(from, l, m)
+		}
+	} else if m := r.byName[key]; len(m) > 0 {
+		return r.decide(from, l, m)
+	}
+	name := strings.ToLower(target)
+	if m := r.byTitle[name]; len(m) > 0 {
+		return r.decide(from, l, m)
+	}
+	return r.decide(from, l, r.byAlias[name])
+}
+
+// decide turns the matches of one step into a Resolution.
+func (r *Resolver) decide(from note.Path, l note.Link, m []int) Resolution {
+	switch len(m) {
+	case 0:
+		return Resolution{Status: LinkBroken}
+	case 1:
+		return r.found(m[0], r.entries[m[0]].path, l, true)
+	}
+	folder, near := from.Folder(), -1
+	for _, i := range m {
+		if r.entries[i].folder == folder {
+			if near >= 0 {
+				near = -2 // several in the source's folder: no preference
+				break
+			}
+			near = i
+		}
+	}
+	if near >= 0 {
+		return r.found(near, r.entries[near].path, l, true)
+	}
+	c := make([]note.Path, len(m))
+	for k, i := range m {
+		c[k] = r.entries[i].path
+	}
+	slices.Sort(c)
+	return Resolution{Status: LinkAmbiguous, Candidates: c}
+}
+
+// found is the Resolution of l resolved to p, entry i (ok false when p is not a
+// known note, as for a same-note link from an unknown path).
+func (r *Resolver) found(i int, p note.Path, l note.Link, ok bool) Resolution {
+	res := Resolution{Status: LinkResolved, Target: p, HeadingFound: true}
+	if l.Heading == "" {
+		return res
+	}
+	if !ok {
+		res.HeadingFound = false
+		return res
+	}
+	if e := &r.entries[i]; e.isNote {
+		res.HeadingFound = hasHeading(e.headings, l.Heading)
+	}
+	return res
+}
+
+// hasHeading reports whether hs has the heading named by frag, "A" or the nested
+// "A#B#C": a heading matching the last segment whose ancestors match the earlier
+// segments in order (not necessarily as direct parents). Empty segments are skipped.
+func hasHeading(hs []resolveHeading, frag string) bool {
+	var segs []string
+	for s := range strings.SplitSeq(frag, "#") {
+		if k := headingKey(s); k != "" {
+			segs = append(segs, k)
+		}
+	}
+	if len(segs) == 0 {
+		return true // "[[Note#]]"-like: names no heading
+	}
+	last := segs[len(segs)-1]
+	for i, h := range hs {
+		if h.key != last {
+			continue
+		}
+		want := len(segs) - 2
+		for p := hs[i].parent; p >= 0 && want >= 0; p = hs[p].parent {
+			if hs[p].key == segs[want] {
+				want--
+			}
+		}
+		if want < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// headingKey normalises heading text for comparison: lowercased, the characters
+// Obsidian drops from heading links (# | ^ : % [ ] \) read as spaces, runs of
+// white space collapsed to one space, trimmed.
+func headingKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, c := range strings.ToLower(s) {
+		switch c {
+		case ' ', '\t', '\n', '\r', '\u00a0', '#', '|', '^', ':', '%', '[', ']', '\\':
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// noteKey is the lookup key of a path: lowercased, without a final ".md".
+func noteKey(p string) string {
+	p = strings.ToLower(p)
+	if isMarkdown(p) {
+		p = p[:len(p)-3]
+	}
+	return p
+}
+
+// isMarkdown reports whether p ends in ".md", case-insensitively.
+func isMarkdown(p string) bool {
+	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
+}
+
+// appendOnce appends i unless it is already the last element (keys of one note
+// are added together, so a repeat is always last).
+func appendOnce(s []int, i int) []int {
+	if len(s) > 0 && s[len(s)-1] == i {
+		return s
+	}
+	return append(s, i)
+}
