@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/norn-vault/norn/hooks"
@@ -68,5 +70,18 @@ func TestSettings_RejectsInvalidConfig(t *testing.T) {
 	}
 	if !found || v.Head() != head {
 		t.Fatalf("violations %v, head moved %v", rej.Violations, v.Head() != head)
+	}
+}
+
+func notePath(p string) note.Path { return note.Path(p) }
+
+func writeFile(t *testing.T, v *repo.Vault, p, content string) {
+	t.Helper()
+	full := filepath.Join(v.Dir(), filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

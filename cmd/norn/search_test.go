@@ -45,6 +45,14 @@ func TestCLI_Search(t *testing.T) {
 	if _, _, code := cli(t, dir, "", "search"); code != exitUsage {
 		t.Fatalf("search without a query: exit %d", code)
 	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(mustCLI(t, dir, "", "stats", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	links := st["links"].(map[string]any)
+	if st["notes"].(float64) != 4 || links["total"].(float64) != 0 || links["broken"].(float64) != 0 {
+		t.Fatalf("stats: %v", st)
+	}
 	if out := mustCLI(t, dir, "", "reindex"); !strings.Contains(out, "index rebuilt") {
 		t.Fatalf("reindex: %s", out)
 	}
