@@ -57,4 +57,13 @@ Bloom filters are probabilistic sets.
 	"inbox/config-exact.md": "# Config\n\nOne config file.\n",
 	"tech/phrases.md":       "# Phrases\n\nthe quick brown fox\n",
 	"tech/reversed.md":      "# Reversed\n\nbrown quick fox\n",
+	"projects/dated.md": `---
+title: Quarterly plan
+aliases: [Roadmap]
+updated: 2026-11-30
+owner: Ada Lovelace
+reviewers: [Grace Hopper, Alan Turing]
+---
+Plans for the next quarter.
+`,
 }

@@ -25,6 +25,9 @@ type Index struct {
 	log  *slog.Logger
 	db   *pebble.DB
 	lock *pebble.Lock
+	// popts are the pebble options the DB was opened with (defaults filled in):
+	// Rebuild writes its sstables with them.
+	popts *pebble.Options
 
 	writeMu sync.Mutex // serialises Update and Rebuild
 
@@ -63,7 +66,7 @@ func Open(dir string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index %s: %w", dir, ErrLocked)
 	}
 	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock}
-	ix.db, err = openPebble(dir, lock, opts)
+	ix.db, ix.popts, err = openPebble(dir, lock, opts)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
@@ -78,26 +81,28 @@ func Open(dir string, opts Options) (*Index, error) {
 
 // openPebble opens the database, translating its failures: a panic or an error
 // while reading the MANIFEST or WAL is ErrCorrupt.
-func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, err error) {
+func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, po *pebble.Options, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			db, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+			db, po, err = nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
 		}
 	}()
-	db, err = pebble.Open(dir, &pebble.Options{
+	po = &pebble.Options{
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             pebbleLogger{opts.Logger},
 		CacheSize:          opts.CacheSize,
 		Lock:               lock,
 		MemTableSize:       16 << 20,
-	})
+	}
+	po.EnsureDefaults()
+	db, err = pebble.Open(dir, po)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) && !errors.Is(err, pebble.ErrCorruption) {
-			return nil, fmt.Errorf("%v", err)
+			return nil, nil, fmt.Errorf("%v", err)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	return db, nil
+	return db, po, nil
 }
 
 // load checks the format and reads the doc table, stats and commit.

@@ -14,7 +14,8 @@ import (
 // Changelog:
 //
 //	1  first layout: s/m/{format,commit,stats}, s/d/<doc> records, s/f/<doc> forward
-//	   term lists (with posting hashes), s/x/<doc> stored text, s/t/<term>\x00<first doc> posting blocks.
+//	   term lists (with posting hashes), s/x/<doc> stored text (with a line table),
+//	   s/t/<term>\x00<last doc> posting blocks (the term's last keyed 0xffffffff).
 const FormatVersion = 1
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
@@ -26,7 +27,7 @@ const FormatVersion = 1
 //	s/d/<doc BE32>        doc record: path, revision, title, per-field lengths
 //	s/f/<doc BE32>        forward list: the doc's terms, sorted, with their postings' hashes
 //	s/x/<doc BE32>        stored text: headings, body start, raw note bytes
-//	s/t/<term>\x00<doc>   posting block of term starting at doc (see postings.go)
+//	s/t/<term>\x00<doc>   posting block of term ending at doc (see postings.go)
 const (
 	prefixSearch = "s/"
 	keyFormat    = "s/m/format"
@@ -57,7 +58,8 @@ func termKey(dst []byte, term string, first uint32) []byte {
 	return binary.BigEndian.AppendUint32(dst, first)
 }
 
-// parseTermKey splits a posting block key into its term and first doc.
+// parseTermKey splits a posting block key into its term and key doc (the block's
+// last doc, or lastBlock).
 func parseTermKey(k []byte) (term []byte, first uint32, ok bool) {
 	if len(k) < len(prefixTerm)+5 || k[len(k)-5] != 0 {
 		return nil, 0, false

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkRebuild rebuilds the index of obsidian-hub (6,571 notes, 14.8 MB) from
 // the raw files in memory: one op parses every note (inside the iterator, as the
-// git bridge will) and writes the whole index with its final synced commit.
+// git bridge will), writes the whole index as one sstable and ingests it.
 func BenchmarkRebuild(b *testing.B) {
 	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
 	needDir(b, root)

@@ -50,6 +50,15 @@ func TestIndex_Search(t *testing.T) {
 		{q: "git native", top: "projects/norn.md"},
 		{q: `"git-native knowledge"`, want: []string{"projects/norn.md"}},
 		{q: "-tag:travel folder:life", want: []string{"life/zurich.md"}},
+		{q: "roadmap", want: []string{"projects/dated.md"}},            // an alias
+		{q: "hopper", want: []string{"projects/dated.md"}},             // a frontmatter value
+		{q: "updated:2026-11-30", want: []string{"projects/dated.md"}}, // a date field
+		{q: "updated:2026-11-29", want: []string{}},
+		{q: `owner:"ada lovelace"`, want: []string{"projects/dated.md"}},
+		{q: `owner:"lovelace ada"`, want: []string{}},                // a phrase
+		{q: "reviewers:turing", want: []string{"projects/dated.md"}}, // a list element
+		{q: "title:quarterly", want: []string{"projects/dated.md"}},  // a frontmatter key like any other
+
 	}
 	for _, tt := range tests {
 		res := search(t, ix, tt.q, graph.SearchOptions{Limit: 50})
