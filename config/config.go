@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/norn-vault/norn/note"
 )
 
 // MaxSize is the largest config file Parse accepts.
@@ -132,39 +133,8 @@ func (c *Config) decode(d *decoder, n *yaml.Node) {
 // syntaxError turns a YAML library error ("yaml: line 3: did not find expected key")
 // into an *Error with the line split out.
 func syntaxError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, problem, ok := strings.Cut(rest, ": "); ok {
-			if n, err := strconv.Atoi(num); err == nil {
-				line, msg = n, problem
-				if parserProblem(problem) {
-					line++ // the library reports parser (not scanner) errors 0-based
-				}
-			}
-		}
-	}
+	line, msg, _ := note.YAMLErrorLine(err)
 	return &Error{Line: line, Msg: "YAML syntax: " + msg}
-}
-
-// parserProblem reports whether msg is one of the YAML library's parser error messages,
-// whose line it reports 0-based (scanner errors are 1-based).
-func parserProblem(msg string) bool {
-	switch msg {
-	case "did not find expected <stream-start>",
-		"did not find expected <document start>",
-		"found undefined tag handle",
-		"did not find expected node content",
-		"did not find expected '-' indicator",
-		"did not find expected key",
-		"did not find expected ',' or ']'",
-		"did not find expected ',' or '}'",
-		"found duplicate %YAML directive",
-		"found incompatible YAML document",
-		"found duplicate %TAG directive":
-		return true
-	}
-	return false
 }
 
 // decodeNode reads the next YAML document into n. A panic inside the YAML library

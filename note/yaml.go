@@ -152,24 +152,34 @@ func isParserProblem(msg string) bool {
 	return false
 }
 
-// yamlErrorLine extracts the 1-based YAML line of a YAML library error and returns
-// it with the message stripped of its "yaml: line N:" prefix.
+// yamlErrorLine is YAMLErrorLine with a missing line read as the first.
 func yamlErrorLine(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
+	line, msg, ok := YAMLErrorLine(err)
 	if !ok {
-		// No line means the library's (0-based) line 0.
 		return 1, msg
 	}
-	num, problem, ok := strings.Cut(rest, ": ")
-	line, cerr := strconv.Atoi(num)
-	if !ok || cerr != nil || line < 0 {
-		return 1, msg
+	return max(line, 1), msg
+}
+
+// YAMLErrorLine splits an error of the YAML library ("yaml: line 3: did not find
+// expected key") into the 1-based line and the problem. The library reports parser
+// errors 0-based and scanner errors 1-based; this corrects for it. ok is false when
+// the error names no line (msg is then the whole message).
+func YAMLErrorLine(err error) (line int, msg string, ok bool) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, found := strings.CutPrefix(msg, "line ")
+	if !found {
+		return 0, msg, false
+	}
+	num, problem, found := strings.Cut(rest, ": ")
+	n, cerr := strconv.Atoi(num)
+	if !found || cerr != nil || n < 0 {
+		return 0, msg, false
 	}
 	if isParserProblem(problem) {
-		line++
+		n++
 	}
-	return max(line, 1), problem
+	return n, problem, true
 }
 
 // controlCharAt returns the offset of the first character YAML does not allow in a
