@@ -163,6 +163,10 @@ func (x *Indexer) CatchUp(ctx context.Context) error {
 	}
 	x.catchMu.Lock()
 	defer x.catchMu.Unlock()
+	return x.catchUpLocked(ctx, ix)
+}
+
+func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	head := string(x.vault.Head())
 	from := ix.Commit()
 	if from == head {
@@ -199,6 +203,20 @@ func (x *Indexer) CatchUp(ctx context.Context) error {
 		return fmt.Errorf("catch up index: %w", err)
 	}
 	return nil
+}
+
+// catchUpNow catches up from the committer, before writes are acknowledged. It
+// never waits: when a rebuild or another catch-up holds the index, it leaves the work
+// to that one (or to the next search), and index_stale says so meanwhile.
+func (x *Indexer) catchUpNow() {
+	ix, _ := x.index()
+	if ix == nil || !x.catchMu.TryLock() {
+		return
+	}
+	defer x.catchMu.Unlock()
+	if err := x.catchUpLocked(context.Background(), ix); err != nil {
+		x.log.Warn("catch up index", "err", err)
+	}
 }
 
 // Rebuild rebuilds the index from HEAD; progress gets (done, total).
