@@ -53,7 +53,7 @@ type wtChange struct {
 // or ErrClosed; on any error nothing was written.
 func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 	if tx.DryRun {
-		st, err := v.stage(ctx, v.snap.Load(), &tx, false, true)
+		st, err := v.stage(ctx, v.snap.Load(), &tx, false, nil)
 		if st == nil {
 			return nil, err
 		}
@@ -170,12 +170,13 @@ func (v *Vault) commitGroup(group []*request) {
 	base := v.snap.Load()
 	cur := base
 	var done []*staged
+	objects := v.objs.batch()
 	for _, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.reply <- reply{err: err}
 			continue
 		}
-		st, err := v.stage(r.ctx, cur, r.tx, r.external, false)
+		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
 		if err != nil {
 			r.reply <- reply{err: err}
 			continue
@@ -185,6 +186,7 @@ func (v *Vault) commitGroup(group []*request) {
 		cur = st.snap
 	}
 	if len(done) == 0 {
+		objects.wait() // only blobs already written can be queued here; nothing refers to them
 		return
 	}
 	// Encode git's index for after the batch while the objects sync.
@@ -197,6 +199,10 @@ func (v *Vault) commitGroup(group []*request) {
 		for _, st := range done {
 			st.req.reply <- reply{err: err}
 		}
+	}
+	if err := objects.wait(); err != nil {
+		fail(err)
+		return
 	}
 	if err := syncObjects(v.objs.dir); err != nil {
 		fail(err)
@@ -234,10 +240,12 @@ func (v *Vault) commitGroup(group []*request) {
 	}
 }
 
-// stage checks a transaction against snapshot base and, unless dry, writes its
-// objects (unsynced) and returns the snapshot after it. For a dry run the returned
+// stage checks a transaction against snapshot base and, unless it is a dry run
+// (objects == nil), queues its objects on objects (written unsynced) and returns the
+// snapshot after it. For a dry run the returned
 // staged carries the result even when the gate rejects (err is then the rejection).
-func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external, dry bool) (*staged, error) {
+func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool, objects *objectBatch) (*staged, error) {
+	dry := objects == nil
 	if err := v.validateTx(tx, external); err != nil {
 		return nil, err
 	}
@@ -366,22 +374,15 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external, dry
 		return nil, gateErr
 	}
 	for _, b := range blobs {
-		if _, err := v.objs.write("blob", b); err != nil {
-			return nil, err
-		}
+		objects.write("blob", b)
 	}
-	if err := v.writeTrees(root); err != nil {
-		return nil, err
-	}
+	writeTrees(objects, root)
 	now := v.opts.Now()
 	co := &commitObj{tree: root.id, author: v.authorOf(tx), committer: v.opts.Committer, when: now, message: v.message(tx)}
 	if !base.commit.isZero() {
 		co.parents = []hash{base.commit}
 	}
-	cid, err := v.objs.write("commit", encodeCommit(co, now))
-	if err != nil {
-		return nil, err
-	}
+	cid := objects.write("commit", encodeCommit(co, now))
 	res.Commit = CommitID(cid.String())
 	return &staged{res: res, snap: &snapshot{commit: cid, root: root}, commit: toCommit(cid, co), files: files}, nil
 }
@@ -397,26 +398,19 @@ func conflictHint(expected, current Revision) string {
 	}
 }
 
-// writeTrees writes the tree object of every folder staged since the last commit
-// (those have a zero id), children first.
-func (v *Vault) writeTrees(n *node) error {
+// writeTrees queues the tree object of every folder staged since the last commit
+// (those have a zero id), children first, and sets their ids.
+func writeTrees(objects *objectBatch, n *node) {
 	if !n.id.isZero() {
-		return nil
+		return
 	}
 	for _, k := range n.kids {
 		if k.isDir() {
-			if err := v.writeTrees(k); err != nil {
-				return err
-			}
+			writeTrees(objects, k)
 		}
 	}
 	var buf bytes.Buffer
-	id, err := v.objs.write("tree", encodeTree(n, &buf))
-	if err != nil {
-		return err
-	}
-	n.id = id
-	return nil
+	n.id = objects.write("tree", encodeTree(n, &buf))
 }
 
 func (v *Vault) authorOf(tx *Tx) Author {

@@ -76,13 +76,18 @@ func (s *objectStore) loosePath(id hash) string {
 // object of a batch at once before it moves the branch.
 func (s *objectStore) write(typ string, data []byte) (hash, error) {
 	id := objectID(typ, data)
+	return id, s.writeID(id, typ, data)
+}
+
+// writeID stores an object whose id the caller computed.
+func (s *objectStore) writeID(id hash, typ string, data []byte) error {
 	final := s.loosePath(id)
 	if _, err := os.Lstat(final); err == nil {
-		return id, nil
+		return nil
 	}
 	dir := filepath.Dir(final)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return id, fmt.Errorf("write object: %w", err)
+		return fmt.Errorf("write object: %w", err)
 	}
 	var buf bytes.Buffer
 	zw, _ := s.zw.Get().(*zlib.Writer)
@@ -94,18 +99,58 @@ func (s *objectStore) write(typ string, data []byte) (hash, error) {
 	fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
 	zw.Write(data)
 	if err := zw.Close(); err != nil {
-		return id, fmt.Errorf("write object: %w", err)
+		return fmt.Errorf("write object: %w", err)
 	}
 	s.zw.Put(zw)
 	tmp := filepath.Join(dir, "tmp_obj_"+randHex(6))
 	if err := os.WriteFile(tmp, buf.Bytes(), 0o444); err != nil {
-		return id, fmt.Errorf("write object: %w", err)
+		return fmt.Errorf("write object: %w", err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		os.Remove(tmp)
-		return id, fmt.Errorf("write object: %w", err)
+		return fmt.Errorf("write object: %w", err)
 	}
-	return id, nil
+	return nil
+}
+
+// objectBatch writes the objects of one group commit in the background: ids are
+// computed at once, a few goroutines create the files (file creation is most of a
+// write's cost), and wait returns once every file is in place.
+type objectBatch struct {
+	s   *objectStore
+	sem chan struct{}
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	err error
+}
+
+func (s *objectStore) batch() *objectBatch {
+	return &objectBatch{s: s, sem: make(chan struct{}, 4)}
+}
+
+// write queues an object and returns its id. data must not change afterwards.
+func (b *objectBatch) write(typ string, data []byte) hash {
+	id := objectID(typ, data)
+	b.sem <- struct{}{}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer func() { <-b.sem }()
+		if err := b.s.writeID(id, typ, data); err != nil {
+			b.mu.Lock()
+			if b.err == nil {
+				b.err = err
+			}
+			b.mu.Unlock()
+		}
+	}()
+	return id
+}
+
+// wait returns when every queued object is written, with the first error.
+func (b *objectBatch) wait() error {
+	b.wg.Wait()
+	return b.err
 }
 
 // read returns an object's type and body.
