@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -47,43 +48,12 @@ func VaultStats(ctx context.Context, v *repo.Vault, limit int) (*Stats, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	files, head, err := v.Files(ctx, "")
+	vn, err := loadNotes(ctx, v)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	st := &Stats{Commit: string(head), Files: len(files)}
-	var notes []*note.Note
-	var attachments []note.Path
-	for _, f := range files {
-		if !isNote(f.Path) {
-			attachments = append(attachments, f.Path)
-		}
-	}
-	x := &Indexer{vault: v}
-	for d, err := range x.docs(ctx, notesOnly(files)) {
-		if err != nil {
-			return nil, fmt.Errorf("stats: %w", err)
-		}
-		if d.Note.TitleSource == note.TitleFromPath && d.Note.Frontmatter == nil && len(d.Note.Links) == 0 {
-			// parseDoc's fallback for a note that does not parse: count its links
-			// from the body alone.
-			if n, err := note.Parse(d.Path, d.Note.Raw); err != nil {
-				st.Unparsed++
-				if body := bodyAfterFrontmatter(d.Note.Raw); body != nil {
-					if bn, err := note.Parse(d.Path, body); err == nil {
-						d.Note.Links = bn.Links
-					}
-				}
-			} else {
-				d.Note = n
-			}
-		}
-		notes = append(notes, d.Note)
-	}
-	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
-	st.Notes = len(notes)
-	r := graph.NewResolver(notes)
-	r.AddFiles(attachments)
+	st := &Stats{Commit: vn.commit, Files: vn.files, Notes: len(vn.notes), Unparsed: vn.unparsed}
+	notes, r := vn.notes, vn.resolver
 	folders, tags, edges := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, n := range notes {
 		folder := n.Path.Folder()
@@ -117,6 +87,61 @@ func VaultStats(ctx context.Context, v *repo.Vault, limit int) (*Stats, error) {
 	st.EdgeTypes, cut = top(edges, limit)
 	st.Truncated = st.Truncated || cut
 	return st, nil
+}
+
+// vaultNotes is every note at HEAD, parsed, with a resolver over them.
+type vaultNotes struct {
+	commit   string
+	files    int
+	notes    []*note.Note // sorted by path
+	unparsed int
+	resolver *graph.Resolver
+}
+
+// loadNotes reads and parses every note at HEAD (on every core). A note whose
+// frontmatter breaks the codec's rules keeps the links of its body.
+func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
+	files, head, err := v.Files(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := &vaultNotes{commit: string(head), files: len(files)}
+	var attachments []note.Path
+	for _, f := range files {
+		if !isNote(f.Path) {
+			attachments = append(attachments, f.Path)
+		}
+	}
+	x := &Indexer{vault: v}
+	for d, err := range x.docs(ctx, notesOnly(files)) {
+		if err != nil {
+			return nil, err
+		}
+		if d.Note.TitleSource == note.TitleFromPath && d.Note.Frontmatter == nil && len(d.Note.Links) == 0 {
+			// Maybe parseDoc's fallback for a note that does not parse: take the
+			// links of its body alone.
+			if n, err := note.Parse(d.Path, d.Note.Raw); err != nil {
+				out.unparsed++
+				if body := bodyAfterFrontmatter(d.Note.Raw); body != nil {
+					if bn, err := note.Parse(d.Path, body); err == nil {
+						off := len(d.Note.Raw) - len(body)
+						lines := bytes.Count(d.Note.Raw[:off], []byte("\n"))
+						for _, l := range bn.Links {
+							l.Line, l.Start, l.End = l.Line+lines, l.Start+off, l.End+off
+							d.Note.Links = append(d.Note.Links, l)
+						}
+					}
+				}
+			} else {
+				d.Note = n
+			}
+		}
+		out.notes = append(out.notes, d.Note)
+	}
+	sort.Slice(out.notes, func(i, j int) bool { return out.notes[i].Path < out.notes[j].Path })
+	out.resolver = graph.NewResolver(out.notes)
+	out.resolver.AddFiles(attachments)
+	return out, nil
 }
 
 // bodyAfterFrontmatter returns the bytes after a leading "---" block, or nil.

@@ -54,6 +54,7 @@ func commands() []command {
 		{"search", "QUERY [--limit N] [--folder F]", "search the notes (BM25F; --stdin for one query per line)", runSearch},
 		{"reindex", "", "rebuild the search index from HEAD", runReindex},
 		{"bench", "search CORPUS_NOTES QUERIES.jsonl [QRELS]", "measure search on a corpus against the SQLite FTS5 anchor", runBench},
+		{"links", "NOTE [--limit N]", "a note's outgoing links (resolved, broken, ambiguous), backlinks and notes sharing tags", runLinks},
 		{"stats", "[--limit N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 	}

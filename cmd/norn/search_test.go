@@ -53,6 +53,17 @@ func TestCLI_Search(t *testing.T) {
 	if st["notes"].(float64) != 4 || links["total"].(float64) != 0 || links["broken"].(float64) != 0 {
 		t.Fatalf("stats: %v", st)
 	}
+	var ln map[string]any
+	mustCLI(t, dir, "# Hub\n[[Bloom filters]] and [[nowhere]]\n", "write", "hub.md")
+	if err := json.Unmarshal([]byte(mustCLI(t, dir, "", "links", "tech/bloom.md", "--json")), &ln); err != nil {
+		t.Fatal(err)
+	}
+	if ln["backlinks_total"].(float64) != 1 {
+		t.Fatalf("links: %v", ln)
+	}
+	if _, _, code := cli(t, dir, "", "links", "missing.md"); code != exitError {
+		t.Fatalf("links of a missing note: exit %d", code)
+	}
 	if out := mustCLI(t, dir, "", "reindex"); !strings.Contains(out, "index rebuilt") {
 		t.Fatalf("reindex: %s", out)
 	}

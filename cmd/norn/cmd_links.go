@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/server"
+)
+
+func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := newFlags("links", g)
+	limit := fs.Int("limit", 50, "at most this many entries per list, 1..1000")
+	args, err := parseArgs(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > 1000 {
+		return usagef("--limit must be 1..1000")
+	}
+	v, _, err := openVault(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	l, err := server.NoteLinks(ctx, v, note.Path(args[0]), *limit)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(e, l)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d outgoing, %d backlinks, %d notes sharing a tag\n", l.Note, l.OutgoingTotal, l.BacklinksTotal, l.SameTagsTotal)
+	if len(l.Outgoing) > 0 {
+		fmt.Fprintln(e.stdout, "\noutgoing:")
+	}
+	for _, o := range l.Outgoing {
+		switch o.Status {
+		case "resolved":
+			extra := ""
+			if o.HeadingMissing {
+				extra = fmt.Sprintf("  (no heading %q there)", o.Heading)
+			}
+			fmt.Fprintf(e.stdout, "  %4d  → %s%s\n", o.Line, o.To, extra)
+		case "ambiguous":
+			fmt.Fprintf(e.stdout, "  %4d  ? %s: ambiguous, one of %v\n", o.Line, o.Target, o.Candidates)
+		default:
+			fmt.Fprintf(e.stdout, "  %4d  ✗ %s: broken\n", o.Line, o.Target)
+		}
+	}
+	if len(l.Backlinks) > 0 {
+		fmt.Fprintln(e.stdout, "\nbacklinks:")
+	}
+	for _, b := range l.Backlinks {
+		fmt.Fprintf(e.stdout, "  %s:%d  %s\n", b.From, b.Line, b.Context)
+	}
+	if len(l.SameTags) > 0 {
+		fmt.Fprintln(e.stdout, "\nsharing a tag:")
+	}
+	for _, p := range l.SameTags {
+		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
+	if l.Truncated {
+		fmt.Fprintf(e.stdout, "\n(lists cut at --limit %d)\n", *limit)
+	}
+	return nil
+}
