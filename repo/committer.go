@@ -270,6 +270,16 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		if cur != nil {
 			curRev = Revision(cur.id.String())
 		}
+		if !external {
+			if err := v.checkWorktreeClean(c.Path); err != nil {
+				return nil, err
+			}
+			if c.Kind == Move {
+				if err := v.checkWorktreeClean(c.From); err != nil {
+					return nil, err
+				}
+			}
+		}
 		pc := ProposedChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
 		fc := FileChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
 		var content []byte

@@ -224,3 +224,35 @@ func TestVault_StaleLocks(t *testing.T) {
 	v.Close()
 	assertClean(t, v)
 }
+
+// TestVault_KeepsAPersonsUncommittedWork: a write never overwrites an edit a person
+// made in the working tree that is not committed yet, nor an untracked file.
+func TestVault_KeepsAPersonsUncommittedWork(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	r := write(t, v, put("a.md", "one\n", ""))
+	rev := r.Changes[0].Revision
+	os.WriteFile(filepath.Join(v.Dir(), "a.md"), []byte("edited by hand\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "new.md"), []byte("not committed yet\n"), 0o644)
+	head := v.Head()
+	for _, c := range []repo.Change{
+		put("a.md", "agent\n", rev),
+		put("new.md", "agent\n", ""),
+		{Kind: repo.Archive, Path: "a.md"},
+		{Kind: repo.Move, From: "a.md", Path: "b.md"},
+	} {
+		_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent"}, Op: repo.OpWrite, Reason: repo.ReasonArchived, Changes: []repo.Change{c}})
+		if !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "norn commit") {
+			t.Fatalf("%s %s: got %v, want a conflict", c.Kind, c.Path, err)
+		}
+	}
+	if v.Head() != head || readFile(t, v, "a.md") != "edited by hand\n" || readFile(t, v, "new.md") != "not committed yet\n" {
+		t.Fatal("a refused write changed something")
+	}
+	// Once committed, the agent's write goes through.
+	if _, err := v.CommitExternal(ctx, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, put("a.md", "agent\n", v.Revision("a.md")))
+	assertClean(t, v)
+}

@@ -8,6 +8,9 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
+
+	"github.com/norn-vault/norn/note"
 )
 
 // tmpPrefix names Norn's temporary files in the working tree; a crash can leave one
@@ -220,6 +223,43 @@ func (v *Vault) checkout(p string, n *node, cur, indexed hash) error {
 	}
 	v.idx.set(e)
 	return nil
+}
+
+// checkWorktreeClean refuses to write over a person's work: a working-tree file at p
+// that differs from what HEAD holds there (an edit not committed yet, or a new file
+// nobody committed) is a conflict. Writing it would lose it.
+func (v *Vault) checkWorktreeClean(p note.Path) error {
+	fi, err := v.wt.Lstat(string(p))
+	if err != nil {
+		return nil // absent (or unreadable): nothing to lose
+	}
+	head := v.snap.Load().root.lookup(string(p))
+	if !fi.Mode().IsRegular() {
+		if head == nil {
+			return &ConflictError{Path: p, Reason: "something that is not a note is in the working tree at this path; move it away first"}
+		}
+		return nil
+	}
+	if head != nil {
+		v.idxMu.Lock()
+		i, ok := v.idx.find(string(p))
+		clean := ok && v.idx.entries[i].id == head.id && statMatches(&v.idx.entries[i], fi) &&
+			fi.ModTime().Before(v.idx.written.Add(-time.Second))
+		v.idxMu.Unlock()
+		if clean {
+			return nil
+		}
+	}
+	id, err := v.worktreeID(string(p))
+	if err != nil || (head != nil && id == head.id) {
+		return err
+	}
+	rev := Revision("")
+	if head != nil {
+		rev = Revision(head.id.String())
+	}
+	return &ConflictError{Path: p, Current: rev, Reason: "the working tree holds changes to this path that are not committed yet (a person's edit); " +
+		"run `norn commit` (a serving norn does it within seconds), then re-read and retry"}
 }
 
 // worktreeID hashes the working-tree file at p (zero when absent or not a file).
