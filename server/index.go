@@ -240,7 +240,7 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
 	}
-	if err := ix.Rebuild(ctx, string(head), x.docs(ctx, files), p); err != nil {
+	if err := ix.Rebuild(ctx, string(head), readDocs(ctx, x.vault, files), p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	// A rebuild holds every posting in memory at once; give that back to the OS
@@ -249,8 +249,8 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	return nil
 }
 
-// docs reads and parses files on every core and yields them (in no fixed order).
-func (x *Indexer) docs(ctx context.Context, files []repo.File) iter.Seq2[graph.Doc, error] {
+// readDocs reads and parses files on every core and yields them (in no fixed order).
+func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[graph.Doc, error] {
 	return func(yield func(graph.Doc, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -266,7 +266,7 @@ func (x *Indexer) docs(ctx context.Context, files []repo.File) iter.Seq2[graph.D
 			go func() {
 				defer wg.Done()
 				for f := range jobs {
-					b, err := x.vault.ReadRevision(ctx, f.Revision)
+					b, err := v.ReadRevision(ctx, f.Revision)
 					r := result{err: err}
 					if err == nil {
 						r.doc = parseDoc(f.Path, f.Revision, b)
@@ -389,7 +389,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		if ferr != nil {
 			return nil, ferr
 		}
-		res, err = graph.Scan(ctx, r.Query, x.docs(ctx, notesOnly(files)), o)
+		res, err = graph.Scan(ctx, r.Query, readDocs(ctx, x.vault, notesOnly(files)), o)
 		if err != nil {
 			return nil, err
 		}

@@ -112,8 +112,7 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 			attachments = append(attachments, f.Path)
 		}
 	}
-	x := &Indexer{vault: v}
-	for d, err := range x.docs(ctx, notesOnly(files)) {
+	for d, err := range readDocs(ctx, v, notesOnly(files)) {
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/norn-vault/norn/config"
@@ -97,12 +98,20 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 		return err
 	}
 	rej := &hooks.Rejection{}
-	if errors.As(err, &rej) {
-		rej.Violations = append(rej.Violations, extra...)
-		return rej
-	}
-	if err != nil {
+	if err != nil && !errors.As(err, &rej) {
 		return err
 	}
-	return &hooks.Rejection{Violations: extra}
+	rej.Violations = append(rej.Violations, extra...)
+	// Keep the Rejection's order: path, line, rule.
+	sort.SliceStable(rej.Violations, func(i, j int) bool {
+		a, b := rej.Violations[i], rej.Violations[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+	return rej
 }

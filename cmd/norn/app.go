@@ -218,6 +218,14 @@ func parseArgs(fs *flag.FlagSet, args []string, lo, hi int) ([]string, error) {
 	return args, wantArgs(args, lo, hi)
 }
 
+// inRange checks a numeric flag.
+func inRange(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usagef("--%s must be %d..%d", flag, lo, hi)
+	}
+	return nil
+}
+
 // wantArgs checks the number of positional arguments.
 func wantArgs(args []string, lo, hi int) error {
 	if len(args) < lo {

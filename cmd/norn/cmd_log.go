@@ -14,8 +14,8 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *limit <= 0 || *limit > 10000 {
-		return usagef("--limit must be between 1 and 10000")
+	if err := inRange("limit", *limit, 1, 10000); err != nil {
+		return err
 	}
 	var p note.Path
 	if len(args) == 1 {

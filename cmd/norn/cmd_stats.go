@@ -14,8 +14,8 @@ func runStats(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *limit < 1 || *limit > 1000 {
-		return usagef("--limit must be 1..1000")
+	if err := inRange("limit", *limit, 1, 1000); err != nil {
+		return err
 	}
 	v, _, err := openVault(ctx, e, g)
 	if err != nil {
