@@ -37,14 +37,14 @@ type Principal struct {
 	Name   string
 	Email  string
 	Scopes []Scope
-	// Owner is the vault's person (stdio without --agent): every scope, and the
-	// owner role in the gates.
+	// Owner is the vault's person (stdio without --agent, the CLI): the gates see
+	// the owner role instead of the agent role. Scopes still say what it may do.
 	Owner bool
 }
 
-// Can reports whether the principal holds scope s. The owner holds every scope.
+// Can reports whether the principal holds scope s.
 func (p Principal) Can(s Scope) bool {
-	return p.Owner || slices.Contains(p.Scopes, s)
+	return slices.Contains(p.Scopes, s)
 }
 
 // Author is the commit author of the principal's writes. A principal without an
