@@ -34,17 +34,22 @@ type Index struct {
 	mu     sync.RWMutex // guards the fields below
 	closed bool
 	docs   *docTable
+	links  *linkGraph
 	commit string
 
 	scratch sync.Pool // *searchScratch
 }
 
-// Doc is one note to index: its path, its revision (the git blob id, stored and
-// returned as is) and the parsed note.
+// Doc is one file to index: its path, its revision (the git blob id, stored and
+// returned as is) and, for a note, the parsed note. A Doc without a Note is an
+// attachment (an image, a PDF): it is not searched, but links to it resolve.
 type Doc struct {
 	Path     note.Path
 	Revision string
 	Note     *note.Note
+	// Unparsed marks a note whose frontmatter broke the codec's rules; Note then
+	// holds what could be read (its body's links).
+	Unparsed bool
 }
 
 // Open opens the index in dir, creating dir and an empty index if needed. It
@@ -119,7 +124,7 @@ func (ix *Index) load() (err error) {
 	want := formatValue(ix.an)
 	if v == nil {
 		// A new index, or one with only other tables: nothing of ours may exist.
-		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixSearch), UpperBound: searchEnd})
+		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixGraph), UpperBound: searchEnd})
 		if err != nil {
 			return corrupt(err)
 		}
@@ -135,6 +140,7 @@ func (ix *Index) load() (err error) {
 		}
 		ix.docs = newDocTable(ix.opts.FolderFactors)
 		ix.docs.refresh(&ix.opts.Weights)
+		ix.links = newLinkGraph(0)
 		return nil
 	}
 	if !bytes.Equal(v, want) {
@@ -190,9 +196,51 @@ func (ix *Index) load() (err error) {
 	}
 	dt.grow(dt.stats.next)
 	dt.refresh(&ix.opts.Weights)
+	lg, err := ix.loadLinks()
+	if err != nil {
+		return err
+	}
 	ix.docs = dt
+	ix.links = lg
 	ix.commit = string(commit)
 	return nil
+}
+
+// loadLinks reads the node and attachment records and builds the link graph.
+func (ix *Index) loadLinks() (*linkGraph, error) {
+	var recs []nodeRec
+	var atts []note.Path
+	intern := map[string]string{}
+	err := ix.scanPrefix(prefixAttachment, func(k, _ []byte) error {
+		atts = append(atts, note.Path(k))
+		return nil
+	})
+	if err == nil {
+		err = ix.scanPrefix(prefixNode, func(k, v []byte) error {
+			r, err := decodeNodeRec(note.Path(k), v, intern)
+			recs = append(recs, r)
+			return err
+		})
+	}
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	return buildLinkGraph(recs, atts), nil
+}
+
+// scanPrefix calls fn with every key under prefix (without the prefix) and its value.
+func (ix *Index) scanPrefix(prefix string, fn func(k, v []byte) error) error {
+	it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefix), UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := fn(it.Key()[len(prefix):], it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	return it.Close()
 }
 
 func formatValue(a *analyzer) []byte {

@@ -101,7 +101,7 @@ func TestIndex_Update(t *testing.T) {
 	}{
 		{put: []graph.Doc{docs[0], docs[0]}},
 		{put: docs[:1], rm: []note.Path{docs[0].Path}},
-		{put: []graph.Doc{{Path: "x.md"}}},
+		{put: []graph.Doc{{Path: ""}}},
 	} {
 		if err := ix.Update(ctx, "bad", bad.put, bad.rm); err == nil {
 			t.Errorf("update %+v: no error", bad)

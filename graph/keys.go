@@ -16,7 +16,8 @@ import (
 //	1  first layout: s/m/{format,commit,stats}, s/d/<doc> records, s/f/<doc> forward
 //	   term lists (with posting hashes), s/x/<doc> stored text (with a line table),
 //	   s/t/<term>\x00<last doc> posting blocks (the term's last keyed 0xffffffff).
-const FormatVersion = 1
+//	2  the link graph: g/n/<path> node records, g/a/<path> attachments.
+const FormatVersion = 2
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // and other tables can share the database.
@@ -225,8 +226,9 @@ func appendString(b []byte, s string) []byte {
 
 // decoder reads uvarints and strings, remembering the first error.
 type decoder struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	intern map[string]string // for shared; nil: no interning
 }
 
 func (d *decoder) uvarint() uint64 {

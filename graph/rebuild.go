@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	jobs := make(chan Doc, 64)
 	results := make(chan *analysedDoc, 64)
 	var prodErr error
+	var atts []note.Path // attachments, read after wg.Wait
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // producer: runs the caller's iterator (which may parse)
@@ -49,8 +51,8 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		defer close(jobs)
 		seen := map[note.Path]bool{}
 		for d, err := range docs {
-			if err == nil && d.Note == nil {
-				err = fmt.Errorf("put %s: no parsed note", d.Path)
+			if err == nil && d.Path == "" {
+				err = fmt.Errorf("put: empty path")
 			}
 			if err == nil && seen[d.Path] {
 				err = fmt.Errorf("put %s twice", d.Path)
@@ -61,6 +63,10 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 				return
 			}
 			seen[d.Path] = true
+			if d.Note == nil {
+				atts = append(atts, d.Path)
+				continue
+			}
 			select {
 			case jobs <- d:
 			case <-ctx.Done():
@@ -113,6 +119,8 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	// excising every old search key: one atomic, durable step, without copying
 	// the whole index through a batch, the WAL and a memtable flush.
 	nterms := len(bld.terms)
+	slices.Sort(atts)
+	bld.atts = atts
 	path := filepath.Join(ix.dir, "norn-rebuild.sst.tmp")
 	defer os.Remove(path)
 	if err := ix.writeTable(path, commit, bld); err != nil {
@@ -125,14 +133,16 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	dt.stats = bld.stats
 	dt.refresh(&ix.opts.Weights)
 	dt.grow(bld.stats.next)
+	lg := buildLinkGraph(bld.nodes, bld.atts)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	span := pebble.KeyRange{Start: []byte(prefixSearch), End: searchEnd}
+	span := pebble.KeyRange{Start: []byte(prefixGraph), End: searchEnd}
 	if _, err := ix.db.IngestAndExcise(ctx, []string{path}, nil, nil, span); err != nil {
 		return fmt.Errorf("rebuild index: ingest: %w", corrupt(err))
 	}
 	ix.docs = dt
+	ix.links = lg
 	ix.commit = commit
 	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start))
 	return nil
@@ -141,6 +151,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 // analysedDoc is a worker's output: everything the builder needs, in memory the
 // worker no longer touches.
 type analysedDoc struct {
+	node    nodeRec
 	rec     docRecord
 	entries []termEntry // head/pos point into arena
 	text    []byte      // encoded stored text
@@ -152,6 +163,7 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 		rec:     docRecord{path: d.Path, revision: d.Revision, title: d.Note.Title, lens: da.lens},
 		entries: make([]termEntry, len(da.entries)),
 		text:    storedTextOf(d.Note, da.lines).encode(nil),
+		node:    nodeRecOf(d.Note, d.Unparsed),
 	}
 	arena := make([]byte, 0, arenaSize(da.entries))
 	for i, e := range da.entries {
@@ -172,6 +184,9 @@ type bulkBuilder struct {
 	fwd   [][]byte
 	texts [][]byte
 	stats stats
+	// The link graph: node records by doc id, and the attachments, sorted.
+	nodes []nodeRec
+	atts  []note.Path
 }
 
 type termBuild struct {
@@ -207,11 +222,12 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 	b.recs = append(b.recs, r.rec)
 	b.fwd = append(b.fwd, forwardList(nil, r.entries))
 	b.texts = append(b.texts, r.text)
+	b.nodes = append(b.nodes, r.node)
 }
 
-// writeTable writes the whole search keyspace of bld, the format, stats and
-// commit into a new sstable at path, in key order (s/d, s/f, s/m, s/t, s/x),
-// dropping each part from the builder once written.
+// writeTable writes the whole keyspace of bld (link graph and search tables), the
+// format, stats and commit into a new sstable at path, in key order (g/a, g/c, g/n,
+// s/d, s/f, s/m, s/t, s/x), dropping each part from the builder once written.
 func (ix *Index) writeTable(path, commit string, bld *bulkBuilder) (err error) {
 	f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
@@ -227,6 +243,28 @@ func (ix *Index) writeTable(path, commit string, bld *bulkBuilder) (err error) {
 		if err == nil {
 			err = w.Set(k, v)
 		}
+	}
+	for _, p := range bld.atts {
+		set(nodeKey(prefixAttachment, p), nil)
+	}
+	order := make([]int, len(bld.nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return strings.Compare(string(bld.nodes[a].names.path), string(bld.nodes[b].names.path))
+	})
+	var nb []byte
+	for _, i := range order {
+		r := &bld.nodes[i]
+		nb = r.encodeContexts(nb[:0])
+		set(nodeKey(prefixContext, r.names.path), nb)
+		r.contexts = nil
+	}
+	for _, i := range order {
+		r := &bld.nodes[i]
+		nb = r.encode(nb[:0])
+		set(nodeKey(prefixNode, r.names.path), nb)
 	}
 	for id, rec := range bld.recs {
 		set(docKey(prefixDoc, uint32(id)), rec.encode())

@@ -50,6 +50,9 @@ type resolveEntry struct {
 	path     note.Path
 	folder   string
 	pathKey  string
+	nameKey  string
+	titleKey string
+	aliases  []string         // lowercased alias keys
 	headings []resolveHeading // nil for attachments
 	isNote   bool
 }
@@ -60,47 +63,83 @@ type resolveHeading struct {
 	parent int
 }
 
+// nodeNames is what the resolver needs of a note: its path, title, aliases and
+// heading tree.
+type nodeNames struct {
+	path     note.Path
+	title    string
+	aliases  []string
+	headings []resolveHeading
+}
+
+// namesOf extracts a parsed note's names.
+func namesOf(n *note.Note) nodeNames {
+	nn := nodeNames{path: n.Path, title: n.Title, aliases: n.Aliases, headings: headingsOf(n)}
+	return nn
+}
+
+// headingsOf returns n's headings as keys with parent indexes.
+func headingsOf(n *note.Note) []resolveHeading {
+	hs := make([]resolveHeading, len(n.Headings))
+	at := make(map[*note.Heading]int, len(n.Headings))
+	for i, h := range n.Headings {
+		at[h] = i
+	}
+	for i, h := range n.Headings {
+		parent := -1
+		if p, ok := at[h.Parent]; ok && h.Parent != nil {
+			parent = p
+		}
+		hs[i] = resolveHeading{key: headingKey(h.Text), parent: parent}
+	}
+	return hs
+}
+
+func newResolver(size int) *Resolver {
+	return &Resolver{
+		known:   make(map[note.Path]int, size),
+		byPath:  make(map[string][]int, size),
+		byName:  make(map[string][]int, size),
+		byTitle: make(map[string][]int, size),
+		byAlias: make(map[string][]int),
+	}
+}
+
 // NewResolver indexes notes by path, stem, title and aliases. A path given twice
 // keeps its first note. Nil notes are skipped.
 func NewResolver(notes []*note.Note) *Resolver {
-	r := &Resolver{
-		known:   make(map[note.Path]int, len(notes)),
-		byPath:  make(map[string][]int, len(notes)),
-		byName:  make(map[string][]int, len(notes)),
-		byTitle: make(map[string][]int, len(notes)),
-		byAlias: make(map[string][]int),
-	}
+	r := newResolver(len(notes))
 	for _, n := range notes {
-		if n == nil {
-			continue
-		}
-		if _, dup := r.known[n.Path]; dup {
-			continue
-		}
-		e := resolveEntry{path: n.Path, folder: n.Path.Folder(), pathKey: noteKey(string(n.Path)), isNote: true}
-		e.headings = make([]resolveHeading, len(n.Headings))
-		at := make(map[*note.Heading]int, len(n.Headings))
-		for i, h := range n.Headings {
-			at[h] = i
-		}
-		for i, h := range n.Headings {
-			parent := -1
-			if p, ok := at[h.Parent]; ok && h.Parent != nil {
-				parent = p
-			}
-			e.headings[i] = resolveHeading{key: headingKey(h.Text), parent: parent}
-		}
-		i := r.add(e, strings.ToLower(note.Stem(n.Path)))
-		if t := strings.ToLower(strings.TrimSpace(n.Title)); t != "" {
-			r.byTitle[t] = appendOnce(r.byTitle[t], i)
-		}
-		for _, a := range n.Aliases {
-			if a := strings.ToLower(strings.TrimSpace(a)); a != "" {
-				r.byAlias[a] = appendOnce(r.byAlias[a], i)
-			}
+		if n != nil {
+			r.addNote(namesOf(n))
 		}
 	}
 	return r
+}
+
+// addNote adds a note unless its path is known.
+func (r *Resolver) addNote(nn nodeNames) {
+	if _, dup := r.known[nn.path]; dup {
+		return
+	}
+	e := resolveEntry{path: nn.path, folder: nn.path.Folder(), pathKey: noteKey(string(nn.path)),
+		nameKey: strings.ToLower(note.Stem(nn.path)), headings: nn.headings, isNote: true}
+	if e.headings == nil {
+		e.headings = []resolveHeading{}
+	}
+	e.titleKey = strings.ToLower(strings.TrimSpace(nn.title))
+	for _, a := range nn.aliases {
+		if a := strings.ToLower(strings.TrimSpace(a)); a != "" && !slices.Contains(e.aliases, a) {
+			e.aliases = append(e.aliases, a)
+		}
+	}
+	i := r.add(e)
+	if e.titleKey != "" {
+		r.byTitle[e.titleKey] = append(r.byTitle[e.titleKey], i)
+	}
+	for _, a := range e.aliases {
+		r.byAlias[a] = append(r.byAlias[a], i)
+	}
 }
 
 // AddFiles adds the vault's attachments (images, PDFs, any non-note file) so that
@@ -109,22 +148,86 @@ func NewResolver(notes []*note.Note) *Resolver {
 // resolver is shared between goroutines.
 func (r *Resolver) AddFiles(paths []note.Path) {
 	for _, p := range paths {
-		if _, dup := r.known[p]; dup || p == "" || isMarkdown(string(p)) {
-			continue
-		}
-		lp := strings.ToLower(string(p))
-		r.add(resolveEntry{path: p, folder: p.Folder(), pathKey: lp}, lp[strings.LastIndexByte(lp, '/')+1:])
+		r.addFile(p)
 	}
 }
 
+func (r *Resolver) addFile(p note.Path) {
+	if _, dup := r.known[p]; dup || p == "" || isMarkdown(string(p)) {
+		return
+	}
+	lp := strings.ToLower(string(p))
+	r.add(resolveEntry{path: p, folder: p.Folder(), pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]})
+}
+
 // add records e under its path and name keys and returns its index.
-func (r *Resolver) add(e resolveEntry, nameKey string) int {
+func (r *Resolver) add(e resolveEntry) int {
 	i := len(r.entries)
 	r.entries = append(r.entries, e)
 	r.known[e.path] = i
 	r.byPath[e.pathKey] = append(r.byPath[e.pathKey], i)
-	r.byName[nameKey] = append(r.byName[nameKey], i)
+	r.byName[e.nameKey] = append(r.byName[e.nameKey], i)
 	return i
+}
+
+// remove forgets the note or attachment at p. Its entry stays as a tombstone so
+// that other indexes keep their meaning.
+func (r *Resolver) remove(p note.Path) {
+	i, ok := r.known[p]
+	if !ok {
+		return
+	}
+	e := &r.entries[i]
+	drop := func(m map[string][]int, k string) {
+		s := slices.DeleteFunc(m[k], func(j int) bool { return j == i })
+		if len(s) == 0 {
+			delete(m, k)
+		} else {
+			m[k] = s
+		}
+	}
+	drop(r.byPath, e.pathKey)
+	drop(r.byName, e.nameKey)
+	if e.titleKey != "" {
+		drop(r.byTitle, e.titleKey)
+	}
+	for _, a := range e.aliases {
+		drop(r.byAlias, a)
+	}
+	delete(r.known, p)
+	*e = resolveEntry{}
+}
+
+// keysOf returns the lookup keys under which entry p can be found: a link whose
+// lookupKeys share one of them may resolve differently once p changes.
+func (r *Resolver) keysOf(p note.Path) []string {
+	i, ok := r.known[p]
+	if !ok {
+		return nil
+	}
+	e := &r.entries[i]
+	ks := []string{e.pathKey, e.nameKey}
+	if e.titleKey != "" {
+		ks = append(ks, e.titleKey)
+	}
+	return append(ks, e.aliases...)
+}
+
+// lookupKeys returns the keys Resolve consults for l written in from (see keysOf).
+func lookupKeys(from note.Path, l note.Link) []string {
+	target := strings.TrimSpace(l.Target)
+	if target == "" {
+		return nil
+	}
+	if l.Kind == note.LinkMarkdown || strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../") {
+		return []string{noteKey(path.Join(from.Folder(), target))}
+	}
+	key := noteKey(strings.TrimLeft(target, "/"))
+	ks := []string{key, strings.ToLower(target)}
+	if slash := strings.LastIndexByte(key, '/'); slash >= 0 {
+		ks = append(ks, key[slash+1:])
+	}
+	return ks
 }
 
 // Resolve resolves the link l written in the note at from.
@@ -289,13 +392,4 @@ func noteKey(p string) string {
 // isMarkdown reports whether p ends in ".md", case-insensitively.
 func isMarkdown(p string) bool {
 	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
-}
-
-// appendOnce appends i unless it is already the last element (keys of one note
-// are added together, so a repeat is always last).
-func appendOnce(s []int, i int) []int {
-	if len(s) > 0 && s[len(s)-1] == i {
-		return s
-	}
-	return append(s, i)
 }

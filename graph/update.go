@@ -79,6 +79,27 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		b.Delete(docKey(prefixFwd, id), nil)
 		b.Delete(docKey(prefixText, id), nil)
 	}
+	var nodes []nodeRec
+	var atts []note.Path
+	var buf []byte
+	for _, p := range remove {
+		b.Delete(nodeKey(prefixNode, p), nil)
+		b.Delete(nodeKey(prefixContext, p), nil)
+		b.Delete(nodeKey(prefixAttachment, p), nil)
+	}
+	for _, d := range put {
+		if d.Note == nil {
+			atts = append(atts, d.Path)
+			b.Set(nodeKey(prefixAttachment, d.Path), nil, nil)
+			continue
+		}
+		r := nodeRecOf(d.Note, d.Unparsed)
+		buf = r.encode(buf[:0])
+		b.Set(nodeKey(prefixNode, d.Path), buf, nil)
+		buf = r.encodeContexts(buf[:0])
+		b.Set(nodeKey(prefixContext, d.Path), buf, nil)
+		nodes = append(nodes, r)
+	}
 
 	da := newDocAnalyzer(ix.an)
 	type putDoc struct {
@@ -86,10 +107,12 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		rec docRecord
 	}
 	puts := make([]putDoc, 0, len(put))
-	var buf []byte
 	for _, d := range put {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if d.Note == nil {
+			continue // an attachment: not searched
 		}
 		da.analyse(d.Path, d.Note)
 		// fresh holds the postings to write: all of them for a new doc; for a
@@ -171,6 +194,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 	dt.grow(st.next)
 	dt.stats = st
 	dt.refresh(&ix.opts.Weights)
+	ix.links.apply(nodes, atts, remove)
 	ix.commit = commit
 	return nil
 }
@@ -187,9 +211,6 @@ func (ix *Index) checkOpen() error {
 func checkDocs(put []Doc, remove []note.Path) error {
 	seen := make(map[note.Path]bool, len(put))
 	for _, d := range put {
-		if d.Note == nil {
-			return fmt.Errorf("put %s: no parsed note", d.Path)
-		}
 		if d.Path == "" {
 			return fmt.Errorf("put: empty path")
 		}

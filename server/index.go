@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -186,11 +187,12 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	var put []graph.Doc
 	var remove []note.Path
 	for _, c := range changes {
-		if !isNote(c.Path) {
-			continue
-		}
 		if c.Kind == repo.Archive {
 			remove = append(remove, c.Path)
+			continue
+		}
+		if !isNote(c.Path) {
+			put = append(put, graph.Doc{Path: c.Path, Revision: string(c.Revision)}) // an attachment
 			continue
 		}
 		b, err := x.vault.ReadRevision(ctx, c.Revision)
@@ -235,7 +237,6 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	files = notesOnly(files)
 	var p func(int)
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
@@ -266,6 +267,15 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 			go func() {
 				defer wg.Done()
 				for f := range jobs {
+					if !isNote(f.Path) {
+						r := result{doc: graph.Doc{Path: f.Path, Revision: string(f.Revision)}}
+						select {
+						case out <- r:
+						case <-ctx.Done():
+							return
+						}
+						continue
+					}
 					b, err := v.ReadRevision(ctx, f.Revision)
 					r := result{err: err}
 					if err == nil {
@@ -303,13 +313,28 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 }
 
 // parseDoc parses a note for the index. A note whose frontmatter breaks the codec's
-// rules is still indexed, by its path and its text.
+// rules is still indexed, by its path and its text, with the links of its body.
+// A file that is not a note is an attachment (no Note).
 func parseDoc(p note.Path, rev repo.Revision, b []byte) graph.Doc {
-	n, err := note.Parse(p, b)
-	if err != nil {
-		n = &note.Note{Path: p, Raw: b, Title: note.Stem(p), TitleSource: note.TitleFromPath}
+	if !isNote(p) {
+		return graph.Doc{Path: p, Revision: string(rev)}
 	}
-	return graph.Doc{Path: p, Revision: string(rev), Note: n}
+	n, err := note.Parse(p, b)
+	if err == nil {
+		return graph.Doc{Path: p, Revision: string(rev), Note: n}
+	}
+	n = &note.Note{Path: p, Raw: b, Title: note.Stem(p), TitleSource: note.TitleFromPath}
+	if body := bodyAfterFrontmatter(b); body != nil {
+		if bn, err := note.Parse(p, body); err == nil {
+			off := len(b) - len(body)
+			lines := bytes.Count(b[:off], []byte("\n"))
+			for _, l := range bn.Links {
+				l.Line, l.Start, l.End = l.Line+lines, l.Start+off, l.End+off
+				n.Links = append(n.Links, l)
+			}
+		}
+	}
+	return graph.Doc{Path: p, Revision: string(rev), Note: n, Unparsed: true}
 }
 
 func isNote(p note.Path) bool { return strings.HasSuffix(strings.ToLower(string(p)), ".md") }

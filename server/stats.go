@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -116,24 +115,8 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.Note.TitleSource == note.TitleFromPath && d.Note.Frontmatter == nil && len(d.Note.Links) == 0 {
-			// Maybe parseDoc's fallback for a note that does not parse: take the
-			// links of its body alone.
-			if n, err := note.Parse(d.Path, d.Note.Raw); err != nil {
-				out.unparsed++
-				if body := bodyAfterFrontmatter(d.Note.Raw); body != nil {
-					if bn, err := note.Parse(d.Path, body); err == nil {
-						off := len(d.Note.Raw) - len(body)
-						lines := bytes.Count(d.Note.Raw[:off], []byte("\n"))
-						for _, l := range bn.Links {
-							l.Line, l.Start, l.End = l.Line+lines, l.Start+off, l.End+off
-							d.Note.Links = append(d.Note.Links, l)
-						}
-					}
-				}
-			} else {
-				d.Note = n
-			}
+		if d.Unparsed {
+			out.unparsed++ // parseDoc kept the links of its body
 		}
 		out.notes = append(out.notes, d.Note)
 	}

@@ -49,6 +49,8 @@ func commands() []command {
 		{"archive", "PATH --reason R", "archive a note (archived|superseded|retracted); nothing is deleted", runArchive},
 		{"restore", "PATH --from REV", "bring back a note from a commit or revision", runRestore},
 		{"mv", "OLD NEW", "move or rename a note", runMv},
+		{"link", "FROM TO --type T --why W", "add a typed edge to FROM's frontmatter (gate-checked commit)", runLink},
+		{"unlink", "FROM TO [--type T]", "remove FROM's typed edges to TO", runUnlink},
 		{"commit", "", "commit edits made in the working tree (Norn-Op: external)", runCommit},
 		{"gc", "", "pack loose objects", runGC},
 		{"search", "QUERY [--limit N] [--folder F]", "search the notes (BM25F; --stdin for one query per line)", runSearch},
@@ -57,6 +59,7 @@ func commands() []command {
 		{"links", "NOTE [--limit N]", "a note's outgoing links (resolved, broken, ambiguous), backlinks and notes sharing tags", runLinks},
 		{"stats", "[--limit N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
+		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},
 	}
 }
 

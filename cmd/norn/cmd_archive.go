@@ -2,18 +2,22 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
 )
 
+// runArchive archives a note and lists the links other notes have to it, which
+// the archive leaves dangling (server.ArchiveNote).
 func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("archive", g)
 	var w writer
 	w.register(fs)
 	reason := fs.String("reason", "", "why: archived, superseded or retracted (required)")
 	expected := fs.String("expected-revision", "", "archive only if the note is still at this revision")
-	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
+	dry := fs.Bool("dry-run", false, "show what would change and the links it would leave dangling; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -21,13 +25,39 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	if !repo.Reason(*reason).Valid() {
 		return usagef("--reason must be archived, superseded or retracted")
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, err := openWired(ctx, e, g)
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	tx := w.tx(v, repo.OpArchive)
-	tx.Reason, tx.DryRun = repo.Reason(*reason), *dry
-	tx.Changes = []repo.Change{{Kind: repo.Archive, Path: note.Path(args[0]), ExpectedRevision: repo.Revision(*expected)}}
-	return applyAndPrint(ctx, e, g, v, tx)
+	defer v.Vault.Close()
+	tx := w.tx(v.Vault, repo.OpArchive)
+	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
+		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
+	if res == nil {
+		return err
+	}
+	if g.json {
+		return printMutation(e, res.Result, err, map[string]any{"dangling": res.Dangling})
+	}
+	verdict := printResult(e, g, res.Result, err)
+	if len(res.Dangling) == 0 {
+		fmt.Fprintln(e.stdout, "no other note links to it")
+		return verdict
+	}
+	verb := "left dangling"
+	if res.DryRun {
+		verb = "would be left dangling"
+	}
+	fmt.Fprintf(e.stdout, "%s %s:\n", plural(len(res.Dangling), "link"), verb)
+	for _, d := range res.Dangling {
+		now := ""
+		switch d.Status {
+		case "resolved":
+			now = "  (now → " + string(d.To) + ")"
+		case "ambiguous":
+			now = fmt.Sprintf("  (now ambiguous: %v)", d.Candidates)
+		}
+		fmt.Fprintf(e.stdout, "  %s:%d  %s %s%s  | %s\n", d.From, d.Line, d.Kind, d.Target, now, d.Context)
+	}
+	return verdict
 }

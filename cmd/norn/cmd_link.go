@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+func runLink(ctx context.Context, e *env, g *globals, args []string) error {
+	return runEdge(ctx, e, g, "link", args)
+}
+
+func runUnlink(ctx context.Context, e *env, g *globals, args []string) error {
+	return runEdge(ctx, e, g, "unlink", args)
+}
+
+// runEdge is `norn link FROM TO --type T --why W` and `norn unlink FROM TO [--type T]`.
+func runEdge(ctx context.Context, e *env, g *globals, name string, args []string) error {
+	fs := newFlags(name, g)
+	var w writer
+	w.register(fs)
+	typ := fs.String("type", "", "the edge type, one of the vault's edges.types (link: required; unlink: default every type)")
+	why := new(string)
+	if name == "link" {
+		why = fs.String("why", "", "why the link holds, in a sentence (at least edges.min_why characters)")
+	}
+	expected := fs.String("expected-revision", "", "write only if FROM is still at this revision")
+	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
+	args, err := parseArgs(fs, args, 2, 2)
+	if err != nil {
+		return err
+	}
+	if name == "link" && *typ == "" {
+		return usagef("--type is required")
+	}
+	v, err := openWired(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Vault.Close()
+	tx := w.tx(v.Vault, repo.OpLink)
+	r := server.EdgeRequest{From: note.Path(args[0]), To: args[1], Type: *typ, Why: *why,
+		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, DryRun: *dry}
+	var res *server.EdgeResult
+	if name == "link" {
+		res, err = v.LinkNotes(ctx, r)
+	} else {
+		res, err = v.UnlinkNotes(ctx, r)
+	}
+	if res == nil {
+		return err
+	}
+	if g.json {
+		return printMutation(e, res.Result, err, map[string]any{"target": res.Target})
+	}
+	verdict := printResult(e, g, res.Result, err)
+	target := string(res.Target)
+	if target == "" {
+		target = args[1]
+	}
+	if name == "link" {
+		fmt.Fprintf(e.stdout, "edge: %s -[%s]-> %s\n", r.From, r.Type, target)
+	} else if *typ != "" {
+		fmt.Fprintf(e.stdout, "removed the %s edges: %s -> %s\n", *typ, r.From, target)
+	} else {
+		fmt.Fprintf(e.stdout, "removed every edge: %s -> %s\n", r.From, target)
+	}
+	return verdict
+}
+
+// openWired opens the vault with its gates as a server.Vault, without the search
+// index: a CLI process writes, and the next `norn search` catches the index up.
+// Close it with v.Vault.Close.
+func openWired(ctx context.Context, e *env, g *globals) (*server.Vault, error) {
+	rv, settings, err := openVault(ctx, e, g)
+	if err != nil {
+		return nil, err
+	}
+	return &server.Vault{Vault: rv, Settings: settings}, nil
+}
+
+// printMutation prints a mutation's result as JSON with extra top-level fields,
+// and the dry run's verdict; it returns the verdict error.
+func printMutation(e *env, res *repo.Result, verdict error, extra map[string]any) error {
+	out := map[string]any{"changes": res.Changes}
+	if res.Changes == nil {
+		out["changes"] = []repo.FileChange{}
+	}
+	if res.Commit != "" {
+		out["commit"] = res.Commit
+	}
+	if res.Parent != "" {
+		out["parent"] = res.Parent
+	}
+	if res.DryRun {
+		out["dry_run"] = true
+		out["verdict"] = "pass"
+		if verdict != nil {
+			out["verdict"] = "rejected"
+		}
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	if err := printJSON(e, out); err != nil {
+		return err
+	}
+	return verdict
+}

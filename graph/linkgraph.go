@@ -1,0 +1,279 @@
+package graph
+
+import (
+	"slices"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// linkGraph is the resolved link graph in memory, built from the node records when
+// the index opens and changed in place by Update. Node ids are dense and stable
+// while the graph lives; a removed node leaves a nil slot.
+//
+// Invariants: for every live node n and link i of n resolved to a note t,
+// in[t] holds {n, i} exactly once; byKey[k] holds n (once) for every lookup key k
+// of n's links; every live node is known to res.
+type linkGraph struct {
+	res   *Resolver
+	nodes []*gnode
+	ids   map[note.Path]int32
+	in    [][]backref
+	byKey map[string][]int32
+	byTag map[string][]int32
+}
+
+// gnode is one note or attachment.
+type gnode struct {
+	rec        nodeRec // contexts dropped
+	attachment bool
+	out        []lres // the resolution of each of rec.links
+}
+
+// keys returns the lookup keys of n's links, each once.
+func (n *gnode) keys() []string {
+	var ks []string
+	for _, l := range n.rec.links {
+		for _, k := range lookupKeys(n.rec.names.path, l.asLink()) {
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+	}
+	return ks
+}
+
+// lres is where one link points.
+type lres struct {
+	to           int32 // node id when resolved, else -1
+	status       uint8 // statusResolved, statusBroken, statusAmbiguous
+	headingFound bool
+	candidates   *[]note.Path
+}
+
+const (
+	statusResolved uint8 = iota
+	statusBroken
+	statusAmbiguous
+)
+
+var statusNames = [...]LinkStatus{statusResolved: LinkResolved, statusBroken: LinkBroken, statusAmbiguous: LinkAmbiguous}
+
+func statusOf(s LinkStatus) uint8 {
+	switch s {
+	case LinkResolved:
+		return statusResolved
+	case LinkAmbiguous:
+		return statusAmbiguous
+	}
+	return statusBroken
+}
+
+// backref is link i of node from.
+type backref struct {
+	from int32
+	link int32
+}
+
+func newLinkGraph(size int) *linkGraph {
+	return &linkGraph{
+		res:   newResolver(size),
+		ids:   make(map[note.Path]int32, size),
+		byKey: make(map[string][]int32, size),
+		byTag: make(map[string][]int32),
+	}
+}
+
+// buildLinkGraph makes the graph of recs and attachments and resolves every link.
+func buildLinkGraph(recs []nodeRec, attachments []note.Path) *linkGraph {
+	g := newLinkGraph(len(recs) + len(attachments))
+	for _, r := range recs {
+		g.add(r)
+	}
+	for _, p := range attachments {
+		g.addAttachment(p)
+	}
+	for id := range g.nodes {
+		g.resolve(int32(id))
+	}
+	return g
+}
+
+func (g *linkGraph) newID(p note.Path, n *gnode) int32 {
+	id := int32(len(g.nodes))
+	g.nodes = append(g.nodes, n)
+	g.in = append(g.in, nil)
+	g.ids[p] = id
+	return id
+}
+
+// add adds a note without resolving its links (the caller resolves) and returns
+// its id. The path must not be in the graph.
+func (g *linkGraph) add(r nodeRec) int32 {
+	r.contexts = nil
+	n := &gnode{rec: r}
+	id := g.newID(r.names.path, n)
+	g.res.addNote(r.names)
+	for _, k := range n.keys() {
+		g.byKey[k] = append(g.byKey[k], id)
+	}
+	for _, t := range uniq(r.tags) {
+		g.byTag[t] = append(g.byTag[t], id)
+	}
+	return id
+}
+
+func (g *linkGraph) addAttachment(p note.Path) int32 {
+	id := g.newID(p, &gnode{rec: nodeRec{names: nodeNames{path: p}}, attachment: true})
+	g.res.addFile(p)
+	return id
+}
+
+// drop removes node id: its outgoing backrefs, its keys and tags, its names.
+func (g *linkGraph) drop(id int32) {
+	n := g.nodes[id]
+	g.unresolve(id)
+	for _, k := range n.keys() {
+		g.byKey[k] = deleteID(g.byKey[k], id)
+		if len(g.byKey[k]) == 0 {
+			delete(g.byKey, k)
+		}
+	}
+	for _, t := range uniq(n.rec.tags) {
+		g.byTag[t] = deleteID(g.byTag[t], id)
+		if len(g.byTag[t]) == 0 {
+			delete(g.byTag, t)
+		}
+	}
+	g.res.remove(n.rec.names.path)
+	delete(g.ids, n.rec.names.path)
+	g.nodes[id] = nil
+}
+
+// unresolve takes node id's links out of their targets' backrefs.
+func (g *linkGraph) unresolve(id int32) {
+	n := g.nodes[id]
+	for _, r := range n.out {
+		if r.to >= 0 {
+			g.in[r.to] = slices.DeleteFunc(g.in[r.to], func(b backref) bool { return b.from == id })
+		}
+	}
+	n.out = nil
+}
+
+// resolve (re)resolves node id's links.
+func (g *linkGraph) resolve(id int32) {
+	n := g.nodes[id]
+	if n == nil || n.attachment {
+		return
+	}
+	if n.out != nil {
+		g.unresolve(id)
+	}
+	p := n.rec.names.path
+	n.out = make([]lres, len(n.rec.links))
+	for i := range n.rec.links {
+		res := g.res.Resolve(p, n.rec.links[i].asLink())
+		r := lres{status: statusOf(res.Status), to: -1, headingFound: res.HeadingFound}
+		if res.Candidates != nil {
+			r.candidates = &res.Candidates
+		}
+		if res.Status == LinkResolved {
+			if to, ok := g.ids[res.Target]; ok {
+				r.to = to
+				g.in[to] = append(g.in[to], backref{from: id, link: int32(i)})
+			}
+		}
+		n.out[i] = r
+	}
+}
+
+// apply replaces the nodes of put and removes those of remove (and attachments),
+// then re-resolves every link whose resolution the change can affect: the links
+// of the changed notes and every link whose lookup keys meet a key of a note added,
+// removed or renamed.
+func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.Path) {
+	touched := map[int32]bool{}
+	changedKeys := map[string]bool{}
+	markKeys := func(p note.Path) {
+		for _, k := range g.res.keysOf(p) {
+			changedKeys[k] = true
+		}
+	}
+	for _, p := range remove {
+		if id, ok := g.ids[p]; ok {
+			markKeys(p)
+			g.drop(id)
+		}
+	}
+	for _, r := range put {
+		p := r.names.path
+		if id, ok := g.ids[p]; ok {
+			markKeys(p)
+			g.drop(id)
+		}
+		touched[g.add(r)] = true
+		markKeys(p)
+	}
+	for _, p := range attachments {
+		if _, ok := g.ids[p]; ok {
+			continue
+		}
+		g.addAttachment(p)
+		markKeys(p)
+	}
+	for k := range changedKeys {
+		for _, id := range g.byKey[k] {
+			touched[id] = true
+		}
+	}
+	// Links that pointed at a dropped or replaced node lost their target: their
+	// sources meet its keys above (a link resolves only through one of its
+	// target's keys), so they are re-resolved too.
+	ids := make([]int32, 0, len(touched))
+	for id := range touched {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		g.resolve(id)
+	}
+}
+
+// node returns the live node at p.
+func (g *linkGraph) node(p note.Path) (int32, *gnode, bool) {
+	id, ok := g.ids[p]
+	if !ok {
+		return -1, nil, false
+	}
+	return id, g.nodes[id], true
+}
+
+// inSources returns the distinct notes other than id linking to id.
+func (g *linkGraph) inSources(id int32) int {
+	// One source's backrefs are contiguous: resolve appends them together.
+	n, last := 0, int32(-1)
+	for _, b := range g.in[id] {
+		if b.from != id && b.from != last {
+			n++
+		}
+		last = b.from
+	}
+	return n
+}
+
+func deleteID(s []int32, id int32) []int32 {
+	return slices.DeleteFunc(s, func(x int32) bool { return x == id })
+}
+
+func uniq(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	out := make([]string, 0, len(s))
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

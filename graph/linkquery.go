@@ -1,0 +1,659 @@
+package graph
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// ErrUnknownNote is returned by the graph queries for a note the index does not hold.
+var ErrUnknownNote = errors.New("no such note in the index")
+
+// LinkRef is one link occurrence: a body link (wikilink, embed, Markdown link) or a
+// typed edge from the `edges:` list.
+type LinkRef struct {
+	// From is the note the link is in; To the note or attachment it resolves to (""
+	// when broken or ambiguous). Target is the link as written, without alias or
+	// fragment.
+	From    note.Path `json:"from"`
+	To      note.Path `json:"to,omitempty"`
+	Target  string    `json:"target"`
+	Heading string    `json:"heading,omitempty"`
+	// Kind is wikilink, embed, markdown or edge; Type and Why are a typed edge's.
+	Kind       string      `json:"kind"`
+	Type       string      `json:"type,omitempty"`
+	Why        string      `json:"why,omitempty"`
+	Line       int         `json:"line"`
+	Status     LinkStatus  `json:"status"`
+	Candidates []note.Path `json:"candidates,omitempty"`
+	// HeadingMissing: the link names a heading the target does not have.
+	HeadingMissing bool `json:"heading_missing,omitempty"`
+	// Context is the line the link is on, cut at 300 bytes (backlinks and Inbound).
+	Context string `json:"context,omitempty"`
+
+	index int // the link's place in its note's record
+}
+
+// NoteLinks is what Links answers.
+type NoteLinks struct {
+	Commit    string      `json:"commit"`
+	Note      note.Path   `json:"note"`
+	Outgoing  []LinkRef   `json:"outgoing"`
+	Backlinks []LinkRef   `json:"backlinks"`
+	SameTags  []note.Path `json:"same_tags"`
+	// Truncated says a list was cut at the limit; the totals count everything.
+	Truncated      bool `json:"truncated,omitempty"`
+	OutgoingTotal  int  `json:"outgoing_total"`
+	BacklinksTotal int  `json:"backlinks_total"`
+	SameTagsTotal  int  `json:"same_tags_total"`
+}
+
+func (g *linkGraph) ref(from int32, i int) LinkRef {
+	n := g.nodes[from]
+	l, r := &n.rec.links[i], n.out[i]
+	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: l.heading, Kind: l.kind, Type: l.etype, Why: l.why,
+		Line: l.line, Status: statusNames[r.status], index: i}
+	if r.candidates != nil {
+		lr.Candidates = *r.candidates
+	}
+	if r.status == statusResolved {
+		if r.to >= 0 {
+			lr.To = g.nodes[r.to].rec.names.path
+		}
+		lr.HeadingMissing = l.heading != "" && !r.headingFound
+	}
+	return lr
+}
+
+// Links returns a note's outgoing links (resolved, broken, ambiguous; typed edges
+// included), its backlinks with their context lines, and the notes sharing a tag
+// with it, each list cut at limit (default 50).
+func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	id, n, ok := g.node(p)
+	if !ok || n.attachment {
+		return nil, fmt.Errorf("links %s: %w", p, ErrUnknownNote)
+	}
+	out := &NoteLinks{Commit: ix.commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
+	out.OutgoingTotal = len(n.rec.links)
+	for i := range min(limit, len(n.rec.links)) {
+		out.Outgoing = append(out.Outgoing, g.ref(id, i))
+	}
+	in := g.sortedIn(id)
+	out.BacklinksTotal = len(in)
+	for _, b := range in[:min(limit, len(in))] {
+		out.Backlinks = append(out.Backlinks, g.ref(b.from, int(b.link)))
+	}
+	if err := ix.addContexts(out.Backlinks); err != nil {
+		return nil, fmt.Errorf("links %s: %w", p, err)
+	}
+	same := map[int32]bool{}
+	for _, t := range n.rec.tags {
+		for _, o := range g.byTag[t] {
+			if o != id {
+				same[o] = true
+			}
+		}
+	}
+	out.SameTagsTotal = len(same)
+	paths := make([]note.Path, 0, len(same))
+	for o := range same {
+		paths = append(paths, g.nodes[o].rec.names.path)
+	}
+	slices.Sort(paths)
+	out.SameTags = append(out.SameTags, paths[:min(limit, len(paths))]...)
+	out.Truncated = out.OutgoingTotal > len(out.Outgoing) || out.BacklinksTotal > len(out.Backlinks) || out.SameTagsTotal > len(out.SameTags)
+	return out, nil
+}
+
+// sortedIn returns the links into id from other notes (a note's links to itself
+// are in its outgoing list), sorted by source path and line.
+func (g *linkGraph) sortedIn(id int32) []backref {
+	in := make([]backref, 0, len(g.in[id]))
+	for _, b := range g.in[id] {
+		if b.from != id {
+			in = append(in, b)
+		}
+	}
+	slices.SortFunc(in, func(a, b backref) int {
+		if c := strings.Compare(string(g.nodes[a.from].rec.names.path), string(g.nodes[b.from].rec.names.path)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.link, b.link)
+	})
+	return in
+}
+
+// addContexts fills each ref's Context from its source's node record. The caller
+// holds ix.mu.
+func (ix *Index) addContexts(refs []LinkRef) error {
+	ctxs := map[note.Path][]string{}
+	for i := range refs {
+		r := &refs[i]
+		if r.Kind == EdgeKindTyped {
+			r.Context = r.Why
+			continue
+		}
+		cs, ok := ctxs[r.From]
+		if !ok {
+			b, err := ix.get(nodeKey(prefixContext, r.From))
+			if err != nil {
+				return err
+			}
+			if cs, err = decodeContexts(b); err != nil {
+				return corrupt(err)
+			}
+			ctxs[r.From] = cs
+		}
+		if r.index < len(cs) {
+			r.Context = cs[r.index]
+		}
+	}
+	return nil
+}
+
+// Inbound returns every link from another note that resolves to p, with context,
+// sorted by source and line: what a move of p must rewrite and an archive of p
+// leaves dangling.
+func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	id, _, ok := g.node(p)
+	if !ok {
+		return nil, fmt.Errorf("inbound links of %s: %w", p, ErrUnknownNote)
+	}
+	in := g.sortedIn(id)
+	refs := make([]LinkRef, len(in))
+	for i, b := range in {
+		refs[i] = g.ref(b.from, int(b.link))
+	}
+	if err := ix.addContexts(refs); err != nil {
+		return nil, fmt.Errorf("inbound links of %s: %w", p, err)
+	}
+	return refs, nil
+}
+
+// Resolve resolves a link written in note from against the notes at the index's
+// commit (from need not exist).
+func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return Resolution{}, ErrClosed
+	}
+	return ix.links.res.Resolve(from, l), nil
+}
+
+// Node is a note as the graph queries show it.
+type Node struct {
+	ID     note.Path `json:"id"`
+	Title  string    `json:"title"`
+	Folder string    `json:"folder"`
+	// Type is the note's frontmatter `type`, "" when it has none.
+	Type string `json:"type,omitempty"`
+	// Backlinks counts the distinct other notes linking to it.
+	Backlinks int `json:"backlinks"`
+	// Links counts its outgoing links that resolve to another note.
+	Links int `json:"links"`
+	// Depth is the number of hops from the query's note (Neighborhood, Path).
+	Depth int `json:"depth,omitempty"`
+}
+
+// Edge is a link between two notes: Type "link" for body links (wikilinks,
+// embeds, Markdown links), else the typed edge's type.
+type Edge struct {
+	From note.Path `json:"from"`
+	To   note.Path `json:"to"`
+	Type string    `json:"type"`
+}
+
+// EdgeTypeLink is the Type of an Edge made by body links.
+const EdgeTypeLink = "link"
+
+func (g *linkGraph) nodeOf(id int32, depth int) Node {
+	n := g.nodes[id]
+	out := 0
+	for _, r := range n.out {
+		if r.to >= 0 && r.to != id && !g.nodes[r.to].attachment {
+			out++
+		}
+	}
+	return Node{ID: n.rec.names.path, Title: n.rec.names.title, Folder: n.rec.names.path.Folder(), Type: n.rec.ntype,
+		Backlinks: g.inSources(id), Links: out, Depth: depth}
+}
+
+// edgeType is the Edge type of link i of n.
+func edgeType(n *gnode, i int) string {
+	if t := n.rec.links[i].etype; t != "" {
+		return t
+	}
+	return EdgeTypeLink
+}
+
+// NeighborhoodOptions bound a Neighborhood query.
+type NeighborhoodOptions struct {
+	// Depth is how many hops to walk, following links both ways (default 1, at most 5).
+	Depth int
+	// MaxNodes caps the nodes returned (default 50, at most 1000); Truncated says so.
+	MaxNodes int
+	// Types keeps only edges of these types ("link" for body links, or typed-edge
+	// types); empty keeps all.
+	Types []string
+}
+
+// Neighborhood is the subgraph around a note.
+type Neighborhood struct {
+	Commit    string    `json:"commit"`
+	Center    note.Path `json:"center"`
+	Nodes     []Node    `json:"nodes"`
+	Edges     []Edge    `json:"edges"`
+	Truncated bool      `json:"truncated"`
+}
+
+// Neighborhood walks the graph breadth first from p, over resolved links to other
+// notes in both directions, up to opts.Depth hops and opts.MaxNodes nodes. It
+// returns the nodes reached (p first, then by depth and path) and every edge
+// between them.
+func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
+	depth := cmp.Or(opts.Depth, 1)
+	maxNodes := cmp.Or(opts.MaxNodes, 50)
+	if depth < 1 || depth > 5 {
+		return nil, fmt.Errorf("neighborhood: depth %d: %w", opts.Depth, errRange("depth", 1, 5))
+	}
+	if maxNodes < 1 || maxNodes > 1000 {
+		return nil, fmt.Errorf("neighborhood: max_nodes %d: %w", opts.MaxNodes, errRange("max_nodes", 1, 1000))
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	start, n, ok := g.node(p)
+	if !ok || n.attachment {
+		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
+	}
+	keep := func(t string) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
+	level := map[int32]int{start: 0}
+	order := []int32{start}
+	out := &Neighborhood{Commit: ix.commit, Center: p}
+	for head := 0; head < len(order); head++ {
+		id := order[head]
+		d := level[id]
+		if d == depth {
+			continue
+		}
+		var next []int32
+		for i, r := range g.nodes[id].out {
+			if r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) {
+				next = append(next, r.to)
+			}
+		}
+		for _, b := range g.in[id] {
+			if keep(edgeType(g.nodes[b.from], int(b.link))) {
+				next = append(next, b.from)
+			}
+		}
+		// Visit a level in path order, so that a capped answer is the same every time.
+		slices.SortFunc(next, func(a, b int32) int {
+			return strings.Compare(string(g.nodes[a].rec.names.path), string(g.nodes[b].rec.names.path))
+		})
+		for _, o := range next {
+			if _, seen := level[o]; seen {
+				continue
+			}
+			if len(order) == maxNodes {
+				out.Truncated = true
+				break
+			}
+			level[o] = d + 1
+			order = append(order, o)
+		}
+	}
+	slices.SortStableFunc(order[1:], func(a, b int32) int {
+		if c := cmp.Compare(level[a], level[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(string(g.nodes[a].rec.names.path), string(g.nodes[b].rec.names.path))
+	})
+	out.Nodes = make([]Node, len(order))
+	for i, id := range order {
+		out.Nodes[i] = g.nodeOf(id, level[id])
+	}
+	out.Edges = []Edge{}
+	seen := map[Edge]bool{}
+	for _, id := range order {
+		n := g.nodes[id]
+		for i, r := range n.out {
+			if r.to < 0 || r.to == id {
+				continue
+			}
+			if _, in := level[r.to]; !in {
+				continue
+			}
+			e := Edge{From: n.rec.names.path, To: g.nodes[r.to].rec.names.path, Type: edgeType(n, i)}
+			if keep(e.Type) && !seen[e] {
+				seen[e] = true
+				out.Edges = append(out.Edges, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// NodeList is a page of nodes.
+type NodeList struct {
+	Commit string `json:"commit"`
+	Nodes  []Node `json:"nodes"`
+	// Total counts every node the query matches; NextOffset is where the next page
+	// starts (0 when this is the last).
+	Total      int `json:"total"`
+	NextOffset int `json:"next_offset,omitempty"`
+}
+
+// Hubs returns the notes with the most backlinks (distinct linking notes), most
+// first, ties by path; a page of limit (default 20, at most 1000) from offset.
+func (ix *Index) Hubs(limit, offset int) (*NodeList, error) {
+	return ix.nodeList("hubs", limit, offset, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks > 0 },
+		func(a, b Node) int {
+			if c := cmp.Compare(b.Backlinks, a.Backlinks); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.ID), string(b.ID))
+		})
+}
+
+// Orphans returns the notes no other note links to and that link to no other
+// note, by path; a page of limit (default 20, at most 1000) from offset.
+func (ix *Index) Orphans(limit, offset int) (*NodeList, error) {
+	return ix.nodeList("orphans", limit, offset, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks == 0 && n.Links == 0 },
+		func(a, b Node) int { return strings.Compare(string(a.ID), string(b.ID)) })
+}
+
+func (ix *Index) nodeList(what string, limit, offset int, match func(*linkGraph, int32, Node) bool, order func(a, b Node) int) (*NodeList, error) {
+	limit = cmp.Or(limit, 20)
+	if limit < 1 || limit > 1000 {
+		return nil, fmt.Errorf("%s: limit %d: %w", what, limit, errRange("limit", 1, 1000))
+	}
+	if offset < 0 {
+		return nil, fmt.Errorf("%s: offset %d: %w", what, offset, errRange("offset", 0, 1<<31-1))
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	var all []Node
+	for id, n := range g.nodes {
+		if n == nil || n.attachment {
+			continue
+		}
+		if nd := g.nodeOf(int32(id), 0); match(g, int32(id), nd) {
+			all = append(all, nd)
+		}
+	}
+	slices.SortFunc(all, order)
+	out := &NodeList{Commit: ix.commit, Total: len(all), Nodes: []Node{}}
+	if offset < len(all) {
+		end := min(len(all), offset+limit)
+		out.Nodes = append(out.Nodes, all[offset:end]...)
+		if end < len(all) {
+			out.NextOffset = end
+		}
+	}
+	return out, nil
+}
+
+// GraphPath is a shortest path between two notes.
+type GraphPath struct {
+	Commit string    `json:"commit"`
+	From   note.Path `json:"from"`
+	To     note.Path `json:"to"`
+	// Found is false when no path of at most MaxDepth hops exists.
+	Found bool   `json:"found"`
+	Nodes []Node `json:"nodes"`
+	// Edges are the hops in order, each as written (From links to To), so a hop
+	// walked against a link's direction shows From and To swapped.
+	Edges []Edge `json:"edges"`
+}
+
+// ShortestPath finds a shortest chain of links between a and b, following links in
+// either direction, of at most maxDepth hops (default 6, at most 12).
+func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) {
+	maxDepth = cmp.Or(maxDepth, 6)
+	if maxDepth < 1 || maxDepth > 12 {
+		return nil, fmt.Errorf("path: max_depth %d: %w", maxDepth, errRange("max_depth", 1, 12))
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	from, fn, ok := g.node(a)
+	if !ok || fn.attachment {
+		return nil, fmt.Errorf("path from %s: %w", a, ErrUnknownNote)
+	}
+	to, tn, ok := g.node(b)
+	if !ok || tn.attachment {
+		return nil, fmt.Errorf("path to %s: %w", b, ErrUnknownNote)
+	}
+	type step struct {
+		prev int32
+		edge Edge
+	}
+	prev := map[int32]step{from: {prev: -1}}
+	depth := map[int32]int{from: 0}
+	queue := []int32{from}
+	for head := 0; head < len(queue); head++ {
+		if _, done := prev[to]; done {
+			break
+		}
+		id := queue[head]
+		if depth[id] == maxDepth {
+			break
+		}
+		n := g.nodes[id]
+		visit := func(o int32, e Edge) {
+			if _, seen := prev[o]; !seen {
+				prev[o] = step{prev: id, edge: e}
+				depth[o] = depth[id] + 1
+				queue = append(queue, o)
+			}
+		}
+		for i, r := range n.out {
+			if r.to >= 0 && !g.nodes[r.to].attachment {
+				visit(r.to, Edge{From: n.rec.names.path, To: g.nodes[r.to].rec.names.path, Type: edgeType(n, i)})
+			}
+		}
+		for _, br := range g.in[id] {
+			src := g.nodes[br.from]
+			visit(br.from, Edge{From: src.rec.names.path, To: n.rec.names.path, Type: edgeType(src, int(br.link))})
+		}
+	}
+	out := &GraphPath{Commit: ix.commit, From: a, To: b, Nodes: []Node{}, Edges: []Edge{}}
+	if _, ok := prev[to]; !ok {
+		return out, nil
+	}
+	out.Found = true
+	var ids []int32
+	var edges []Edge
+	for id := to; id != -1; id = prev[id].prev {
+		ids = append(ids, id)
+		if id != from {
+			edges = append(edges, prev[id].edge)
+		}
+	}
+	slices.Reverse(ids)
+	slices.Reverse(edges)
+	for _, id := range ids {
+		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id]))
+	}
+	out.Edges = append(out.Edges, edges...)
+	return out, nil
+}
+
+// errRange is a bad-argument error naming the accepted range.
+func errRange(name string, lo, hi int) error {
+	return &ArgError{Name: name, Reason: fmt.Sprintf("must be between %d and %d", lo, hi)}
+}
+
+// ArgError is a query argument out of its range. errors.Is(err, ErrArg) holds.
+type ArgError struct {
+	Name   string
+	Reason string
+}
+
+// ErrArg is matched by every *ArgError.
+var ErrArg = errors.New("invalid argument")
+
+func (e *ArgError) Error() string { return e.Name + " " + e.Reason }
+
+// Is makes errors.Is(err, ErrArg) true.
+func (e *ArgError) Is(target error) bool { return target == ErrArg }
+
+// Count is one row of a per-folder, per-tag or per-edge-type table.
+type Count struct {
+	Name  string `json:"name"`
+	Notes int    `json:"notes"`
+}
+
+// LinkCounts counts link occurrences outside code, embeds included (typed edges
+// are counted apart, per type).
+type LinkCounts struct {
+	Total     int `json:"total"`
+	Resolved  int `json:"resolved"`
+	Broken    int `json:"broken"`
+	Ambiguous int `json:"ambiguous"`
+}
+
+// GraphStats describes the vault at the index's commit.
+type GraphStats struct {
+	Commit string     `json:"commit"`
+	Notes  int        `json:"notes"`
+	Files  int        `json:"files"`
+	Links  LinkCounts `json:"links"`
+	// Edges counts typed edges; their resolution is in EdgeLinks.
+	Edges     LinkCounts `json:"edges"`
+	Orphans   int        `json:"orphans"`
+	Unparsed  int        `json:"unparsed"`
+	Folders   []Count    `json:"folders"`
+	Tags      []Count    `json:"tags"`
+	EdgeTypes []Count    `json:"edge_types"`
+	// FoldersTotal, TagsTotal and EdgeTypesTotal count every row; each table is
+	// the page [offset, offset+limit) of rows sorted by count, then name.
+	FoldersTotal   int  `json:"folders_total"`
+	TagsTotal      int  `json:"tags_total"`
+	EdgeTypesTotal int  `json:"edge_types_total"`
+	Truncated      bool `json:"truncated,omitempty"`
+}
+
+// Stats counts notes, links by status, and notes per folder, tag and edge type.
+// Each table is sorted by count (most first, ties by name) and paged by limit
+// (default 50, at most 1000) and offset.
+func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
+	limit = cmp.Or(limit, 50)
+	if limit < 1 || limit > 1000 {
+		return nil, fmt.Errorf("stats: limit %d: %w", limit, errRange("limit", 1, 1000))
+	}
+	if offset < 0 {
+		return nil, fmt.Errorf("stats: offset %d: %w", offset, errRange("offset", 0, 1<<31-1))
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	g := ix.links
+	st := &GraphStats{Commit: ix.commit}
+	folders, tags, etypes := map[string]int{}, map[string]int{}, map[string]int{}
+	for id, n := range g.nodes {
+		if n == nil {
+			continue
+		}
+		st.Files++
+		if n.attachment {
+			continue
+		}
+		st.Notes++
+		if n.rec.unparsed {
+			st.Unparsed++
+		}
+		folder := n.rec.names.path.Folder()
+		if folder == "" {
+			folder = "/"
+		}
+		folders[folder]++
+		for _, t := range uniq(n.rec.tags) {
+			tags[t]++
+		}
+		seenType := map[string]bool{}
+		for i, l := range n.rec.links {
+			c := &st.Links
+			if l.kind == EdgeKindTyped {
+				c = &st.Edges
+				if !seenType[l.etype] {
+					seenType[l.etype] = true
+					etypes[l.etype]++
+				}
+			}
+			c.Total++
+			switch n.out[i].status {
+			case statusResolved:
+				c.Resolved++
+			case statusBroken:
+				c.Broken++
+			case statusAmbiguous:
+				c.Ambiguous++
+			}
+		}
+		if nd := g.nodeOf(int32(id), 0); nd.Backlinks == 0 && nd.Links == 0 {
+			st.Orphans++
+		}
+	}
+	var cut bool
+	st.Folders, st.FoldersTotal, cut = page(folders, limit, offset)
+	st.Truncated = st.Truncated || cut
+	st.Tags, st.TagsTotal, cut = page(tags, limit, offset)
+	st.Truncated = st.Truncated || cut
+	st.EdgeTypes, st.EdgeTypesTotal, cut = page(etypes, limit, offset)
+	st.Truncated = st.Truncated || cut
+	return st, nil
+}
+
+// page sorts m's rows by count, then name, and returns the page [offset,
+// offset+limit), the number of rows, and whether rows follow the page.
+func page(m map[string]int, limit, offset int) ([]Count, int, bool) {
+	rows := make([]Count, 0, len(m))
+	for k, v := range m {
+		rows = append(rows, Count{Name: k, Notes: v})
+	}
+	slices.SortFunc(rows, func(a, b Count) int {
+		if c := cmp.Compare(b.Notes, a.Notes); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if offset >= len(rows) {
+		return []Count{}, len(rows), false
+	}
+	end := min(len(rows), offset+limit)
+	return rows[offset:end], len(rows), end < len(rows)
+}

@@ -1,0 +1,244 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// Link graph key layout, beside the search tables in the same database and
+// written in the same batches, so both always reflect the one commit in s/m/commit.
+//
+//	g/a/<path>   an attachment (any file that is not a note); empty value
+//	g/c/<path>   the context line of each of the note's links, in the node record's order
+//	g/n/<path>   node record of a note: names, tags, headings, links (see nodeRec)
+//
+// Only what each note says is stored; where its links point is worked out in memory
+// when the index opens (linkGraph), because one note's change can re-point links in
+// many others.
+const (
+	prefixGraph      = "g/"
+	prefixNode       = "g/n/"
+	prefixAttachment = "g/a/"
+	prefixContext    = "g/c/"
+)
+
+// maxContext is the most bytes of a link's line kept as its context.
+const maxContext = 300
+
+// EdgeKindTyped is the Kind of a typed edge from a note's `edges:` list; the other
+// kinds are note.LinkKind values.
+const EdgeKindTyped = "edge"
+
+// glink is one link of a note as written: a body link, or a typed edge.
+type glink struct {
+	kind    string // note.LinkKind, or EdgeKindTyped
+	target  string
+	heading string
+	block   string
+	line    int
+	etype   string // a typed edge's type
+	why     string // a typed edge's why
+}
+
+// asLink is the link as the resolver takes it (a typed edge resolves like a wikilink).
+func (l *glink) asLink() note.Link {
+	k := note.LinkKind(l.kind)
+	if l.kind == EdgeKindTyped {
+		k = note.LinkWiki
+	}
+	return note.Link{Kind: k, Target: l.target, Heading: l.heading, Block: l.block}
+}
+
+// nodeRec is what the index keeps of one note for the link graph.
+type nodeRec struct {
+	names    nodeNames
+	ntype    string // frontmatter `type`
+	tags     []string
+	unparsed bool
+	links    []glink
+	contexts []string // the line of each link (typed edges: the `why`)
+}
+
+// nodeRecOf extracts a note's node record. unparsed marks a note whose
+// frontmatter broke the codec's rules (its body's links are still there).
+func nodeRecOf(n *note.Note, unparsed bool) nodeRec {
+	r := nodeRec{names: namesOf(n), tags: n.Tags, unparsed: unparsed}
+	if n.Frontmatter != nil {
+		if t, ok := n.Frontmatter.Fields["type"].(string); ok {
+			r.ntype = strings.TrimSpace(t)
+		}
+	}
+	r.links = make([]glink, 0, len(n.Links)+len(n.Edges))
+	r.contexts = make([]string, 0, len(n.Links)+len(n.Edges))
+	for _, l := range n.Links {
+		r.links = append(r.links, glink{kind: string(l.Kind), target: l.Target, heading: l.Heading, block: l.Block, line: l.Line})
+		r.contexts = append(r.contexts, lineAt(n.Raw, l.Start))
+	}
+	for _, e := range n.Edges {
+		l := glink{kind: EdgeKindTyped, target: e.Target, line: e.Line, etype: e.Type, why: e.Why}
+		if i := strings.IndexByte(l.target, '#'); i >= 0 {
+			l.target, l.heading = l.target[:i], l.target[i+1:]
+		}
+		r.links = append(r.links, l)
+		r.contexts = append(r.contexts, "")
+	}
+	return r
+}
+
+func (r *nodeRec) encode(dst []byte) []byte {
+	flags := uint64(0)
+	if r.unparsed {
+		flags |= 1
+	}
+	dst = binary.AppendUvarint(dst, flags)
+	dst = appendString(dst, r.names.title)
+	dst = appendString(dst, r.ntype)
+	dst = binary.AppendUvarint(dst, uint64(len(r.names.aliases)))
+	for _, a := range r.names.aliases {
+		dst = appendString(dst, a)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(r.tags)))
+	for _, t := range r.tags {
+		dst = appendString(dst, t)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(r.names.headings)))
+	for _, h := range r.names.headings {
+		dst = appendString(dst, h.key)
+		dst = binary.AppendUvarint(dst, uint64(h.parent+1))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(r.links)))
+	for _, l := range r.links {
+		dst = appendString(dst, l.kind)
+		dst = appendString(dst, l.target)
+		dst = appendString(dst, l.heading)
+		dst = appendString(dst, l.block)
+		dst = binary.AppendUvarint(dst, uint64(l.line))
+		dst = appendString(dst, l.etype)
+		dst = appendString(dst, l.why)
+	}
+	return dst
+}
+
+// encodeContexts encodes the context lines, kept apart from the node record so
+// that opening the index reads only what the graph needs.
+func (r *nodeRec) encodeContexts(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(r.contexts)))
+	for _, c := range r.contexts {
+		dst = appendString(dst, c)
+	}
+	return dst
+}
+
+func decodeContexts(b []byte) ([]string, error) {
+	d := decoder{b: b}
+	n := d.count()
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.string())
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, fmt.Errorf("context record: %w", errBadRecord)
+	}
+	return out, nil
+}
+
+// decodeNodeRec decodes a node record of the note at p (without its contexts).
+// Strings repeated across records (link targets, kinds, edge types, tags) are
+// shared through intern when it is not nil.
+func decodeNodeRec(p note.Path, b []byte, intern map[string]string) (nodeRec, error) {
+	d := decoder{b: b, intern: intern}
+	var r nodeRec
+	r.names.path = p
+	r.unparsed = d.uvarint()&1 != 0
+	r.names.title = d.string()
+	r.ntype = d.string()
+	n := d.count()
+	for range n {
+		r.names.aliases = append(r.names.aliases, d.string())
+	}
+	n = d.count()
+	for range n {
+		r.tags = append(r.tags, d.shared())
+	}
+	n = d.count()
+	r.names.headings = make([]resolveHeading, 0, n)
+	for range n {
+		k := d.shared()
+		parent := int(d.uvarint()) - 1
+		if parent >= len(r.names.headings) {
+			d.err = errBadRecord
+		}
+		r.names.headings = append(r.names.headings, resolveHeading{key: k, parent: parent})
+	}
+	n = d.count()
+	r.links = make([]glink, 0, n)
+	for range n {
+		l := glink{kind: d.shared(), target: d.shared(), heading: d.shared(), block: d.string(), line: int(d.uvarint()),
+			etype: d.shared(), why: d.string()}
+		r.links = append(r.links, l)
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return r, fmt.Errorf("node record %s: %w", p, errBadRecord)
+	}
+	return r, nil
+}
+
+// shared reads a string, returning the interned copy when the decoder interns.
+func (d *decoder) shared() string {
+	if d.intern == nil {
+		return d.string()
+	}
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errBadRecord
+		return ""
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.intern[s] = s
+	return s
+}
+
+// count reads a list length, refusing one longer than the bytes left could hold.
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err = errBadRecord
+		return 0
+	}
+	return int(n)
+}
+
+func nodeKey(prefix string, p note.Path) []byte {
+	return append([]byte(prefix), p...)
+}
+
+// lineAt returns the line of raw holding offset off, trimmed and cut at maxContext
+// bytes on a UTF-8 boundary.
+func lineAt(raw []byte, off int) string {
+	off = min(max(off, 0), len(raw))
+	start := bytes.LastIndexByte(raw[:off], '\n') + 1
+	end := bytes.IndexByte(raw[off:], '\n')
+	if end < 0 {
+		end = len(raw)
+	} else {
+		end += off
+	}
+	line := bytes.TrimSpace(raw[start:end])
+	if len(line) > maxContext {
+		cut := maxContext
+		for cut > 0 && line[cut]&0xc0 == 0x80 {
+			cut-- // do not cut a UTF-8 sequence
+		}
+		line = line[:cut]
+	}
+	return string(line)
+}

@@ -1,0 +1,559 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// MoveRequest asks to move (or rename) the note From to To and rewrite every link
+// to it. ExpectedRevision, when set, must be From's current revision; Author,
+// Roles and Message are the commit's (Message empty: a default subject).
+type MoveRequest struct {
+	From, To         note.Path
+	ExpectedRevision repo.Revision
+	Author           repo.Author
+	Roles            []string
+	Message          string
+	DryRun           bool
+}
+
+// MoveResult is the commit of a move (or, for a dry run, what it would be) and the
+// notes whose links were rewritten, by their path after the move (the moved note
+// itself as To when its own links changed), sorted.
+type MoveResult struct {
+	*repo.Result
+	Rewritten []note.Path
+}
+
+// ArchiveRequest asks to archive the note (or file) at Path with Reason.
+type ArchiveRequest struct {
+	Path             note.Path
+	Reason           repo.Reason
+	ExpectedRevision repo.Revision
+	Author           repo.Author
+	Roles            []string
+	Message          string
+	DryRun           bool
+}
+
+// ArchiveResult is the commit of an archive (or what it would be) and the links in
+// other notes that pointed at the archived note, each with where it points once
+// the note is gone: status broken for most; resolved (with To) or ambiguous when
+// another note answers the same name. Sorted by note and line.
+type ArchiveResult struct {
+	*repo.Result
+	Dangling []LinkRef
+}
+
+// MoveNote moves the note r.From to r.To and, in the same commit, rewrites every
+// link and typed edge in the vault that resolves to it (graph.Resolver rules,
+// docs/vault-format.md) so that it resolves to r.To:
+//   - a link keeps its style: a name link [[Old]] becomes [[New]] when that name
+//     resolves to the new path from the linking note, else the shortest path form
+//     that does ([[folder/New]]); a path link stays a path link; a Markdown link
+//     gets the new relative path; aliases, headings, block ids and embeds are kept;
+//   - a link that names the note by its title or an alias, and still resolves to
+//     it after the move, is left as it is (a rename keeps titles and aliases);
+//   - the moved note's own links that would point elsewhere from its new folder
+//     (relative Markdown links, a name that the new folder makes ambiguous) are
+//     rewritten to keep their targets; its broken relative links keep pointing at
+//     the same vault path.
+//
+// The move is refused (repo.ErrInvalid, changing nothing) when it would change
+// where any other existing link resolves, for instance when the new name captures
+// links that resolved to another note by title: the error lists them. Links that
+// were broken or ambiguous may resolve to the moved note afterwards.
+//
+// It is one repo transaction (Norn-Op: move): the move, with the moved note's new
+// bytes, and a Put of each note whose links changed, each guarded by the revision
+// read at the start, so a concurrent edit of any of them is a *repo.ConflictError
+// and nothing is written. The write gates see every change (a link inside a
+// protected block or in a private note needs the roles those rules ask for).
+func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error) {
+	plan, err := v.planMove(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("move %s: %w", r.From, err)
+	}
+	return v.applyMove(ctx, r, plan)
+}
+
+// movePlan is what a move will write.
+type movePlan struct {
+	changes   []repo.Change
+	rewritten []note.Path
+}
+
+// applyMove commits a planned move.
+func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*MoveResult, error) {
+	msg := r.Message
+	if strings.TrimSpace(msg) == "" {
+		msg = fmt.Sprintf("move %s -> %s", r.From, r.To)
+		if k := len(plan.rewritten); k > 0 {
+			msg += fmt.Sprintf(" (links rewritten in %d notes)", k)
+		}
+	}
+	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun})
+	if err != nil {
+		err = fmt.Errorf("move %s: %w", r.From, err)
+	}
+	if res == nil {
+		return nil, err
+	}
+	return &MoveResult{Result: res, Rewritten: plan.rewritten}, err
+}
+
+// planMove reads HEAD and works out the changes of a move.
+func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) {
+	for _, p := range []note.Path{r.From, r.To} {
+		if err := repo.ValidPath(string(p)); err != nil {
+			return nil, err
+		}
+		if !isNote(p) {
+			return nil, fmt.Errorf("%w: %s is not a note: a move takes notes (*.md), whose links it rewrites", repo.ErrInvalid, p)
+		}
+	}
+	if r.From == r.To {
+		return nil, fmt.Errorf("%w: move %s onto itself", repo.ErrInvalid, r.From)
+	}
+	scan, err := inboundLinks(ctx, v, r.From)
+	if err != nil {
+		return nil, err
+	}
+	from := scan.find(r.From)
+	if from == nil {
+		return nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, r.From)
+	}
+	if rev, ok := scan.revs[r.To]; ok {
+		return nil, &repo.ConflictError{Path: r.To, Current: rev, Reason: "the destination exists; a move never overwrites"}
+	}
+	fromRev := scan.revs[r.From]
+	if r.ExpectedRevision != "" && r.ExpectedRevision != fromRev {
+		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
+	}
+	after := func(p note.Path) note.Path {
+		if p == r.From {
+			return r.To
+		}
+		return p
+	}
+
+	// Names after the move: the moved note at its new path (its title may come
+	// from the file name), everything else as it is.
+	moved0 := parseAt(r.To, from.Raw)
+	names := make([]*note.Note, len(scan.notes))
+	for i, n := range scan.notes {
+		names[i] = n
+		if n.Path == r.From {
+			names[i] = moved0
+		}
+	}
+	r1 := scan.resolverOver(names, r.From)
+
+	// Rewrite the notes linking to From, and From itself.
+	sources := map[note.Path]bool{r.From: true}
+	order := []note.Path{r.From}
+	for _, in := range scan.in {
+		if !sources[in.Path] {
+			sources[in.Path] = true
+			order = append(order, in.Path)
+		}
+	}
+	newBytes := map[note.Path][]byte{} // by path before the move
+	for _, p := range order {
+		n := scan.find(p)
+		src := after(p)
+		var decide []string // per site: the new target, or "\x00" to keep
+		for _, l := range sitesOf(n) {
+			keep := "\x00"
+			b := scan.resolver.Resolve(p, l)
+			switch {
+			case b.Status == graph.LinkResolved && (p == r.From || b.Target == r.From):
+				// Links to the note move with it; the moved note's own links keep
+				// their targets. Other links are only checked (below).
+				want := after(b.Target)
+				a := r1.Resolve(src, l)
+				if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) &&
+					(b.Target != r.From || !namesFile(l, r.From)) {
+					break // still right, by a title or an alias, or from the new folder
+				}
+				t, ok := linkTextFor(r1, src, l, want, b.Target)
+				if !ok {
+					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, want, linkText(n, l))
+				}
+				keep = t
+			case p == r.From && isRelative(l):
+				// A broken relative link keeps naming the same vault path.
+				abs := path.Join(r.From.Folder(), strings.TrimSpace(l.Target))
+				if abs == "." || abs == ".." || strings.HasPrefix(abs, "../") {
+					break
+				}
+				t := note.RelativeTarget(src, note.Path(abs), strings.TrimSpace(l.Target))
+				if l.Kind != note.LinkMarkdown && !strings.HasPrefix(t, "./") && !strings.HasPrefix(t, "../") {
+					t = "./" + t
+				}
+				keep = t
+			}
+			decide = append(decide, keep)
+		}
+		i := 0
+		out, err := note.RewriteLinks(n, func(l note.Link) (string, bool) {
+			t := decide[i]
+			i++
+			return t, t != "\x00"
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: rewrite the links of %s: %w", repo.ErrInvalid, p, err)
+		}
+		if !bytes.Equal(out, n.Raw) {
+			newBytes[p] = out
+		}
+	}
+
+	// Check the whole vault after the move: every link that resolved still
+	// resolves to the same note (the moved one at its new path).
+	final := make([]*note.Note, len(scan.notes))
+	for i, n := range scan.notes {
+		final[i] = n
+		if b, ok := newBytes[n.Path]; ok {
+			final[i] = parseAt(after(n.Path), b)
+		} else if n.Path == r.From {
+			final[i] = moved0
+		}
+	}
+	rf := scan.resolverOver(final, r.From)
+	var problems []string
+	captured := 0
+	for i, n := range scan.notes {
+		m := final[i]
+		before, now := sitesOf(n), sitesOf(m)
+		if len(before) != len(now) {
+			return nil, fmt.Errorf("%w: rewriting %s changed its number of links", repo.ErrInvalid, n.Path)
+		}
+		for k, l := range before {
+			b := scan.resolver.Resolve(n.Path, l)
+			if b.Status != graph.LinkResolved {
+				continue
+			}
+			want := after(b.Target)
+			a := rf.Resolve(m.Path, now[k])
+			if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) {
+				continue
+			}
+			if !sources[n.Path] {
+				captured++
+			}
+			if len(problems) < 10 {
+				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", m.Path, l.Line, linkText(m, now[k]), b.Target, describe(a, want)))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		hint := "choose another name, or first make those links name their target by its path"
+		if captured == 0 {
+			hint = "rewrite those links by hand first"
+		}
+		return nil, fmt.Errorf("%w: moving %s to %s would change where existing links resolve: %s; %s", repo.ErrInvalid, r.From, r.To, strings.Join(problems, "; "), hint)
+	}
+
+	plan := &movePlan{}
+	plan.changes = append(plan.changes, repo.Change{Kind: repo.Move, From: r.From, Path: r.To, Content: newBytes[r.From], ExpectedRevision: fromRev})
+	var paths []note.Path
+	for p := range newBytes {
+		if p != r.From {
+			paths = append(paths, p)
+		}
+	}
+	sort.Slice(paths, func(i, j int) bool { return paths[i] < paths[j] })
+	for _, p := range paths {
+		plan.changes = append(plan.changes, repo.Change{Kind: repo.Put, Path: p, Content: newBytes[p], ExpectedRevision: scan.revs[p]})
+	}
+	for p := range newBytes {
+		plan.rewritten = append(plan.rewritten, after(p))
+	}
+	sort.Slice(plan.rewritten, func(i, j int) bool { return plan.rewritten[i] < plan.rewritten[j] })
+	return plan, nil
+}
+
+// ArchiveNote archives the note (or file) at r.Path with r.Reason and returns the
+// links other notes have to it, which the archive leaves dangling, each with its
+// line and context. A dry run reports them and writes nothing. The archive is
+// guarded by the revision read (r.ExpectedRevision when set), so the list is the
+// one for the note archived; a note changed meanwhile is a *repo.ConflictError.
+func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResult, error) {
+	if err := repo.ValidPath(string(r.Path)); err != nil {
+		return nil, fmt.Errorf("archive %s: %w", r.Path, err)
+	}
+	if !r.Reason.Valid() {
+		return nil, fmt.Errorf("archive %s: %w: reason %q: give archived, superseded or retracted", r.Path, repo.ErrInvalid, r.Reason)
+	}
+	scan, err := inboundLinks(ctx, v, r.Path)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", r.Path, err)
+	}
+	rev, ok := scan.revs[r.Path]
+	if !ok {
+		return nil, fmt.Errorf("archive %s: %w: %s does not exist at HEAD", r.Path, repo.ErrNotFound, r.Path)
+	}
+	if r.ExpectedRevision != "" && r.ExpectedRevision != rev {
+		return nil, fmt.Errorf("archive %s: %w", r.Path, &repo.ConflictError{Path: r.Path, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"})
+	}
+	var rest []*note.Note
+	for _, n := range scan.notes {
+		if n.Path != r.Path {
+			rest = append(rest, n)
+		}
+	}
+	r1 := scan.resolverOver(rest, r.Path)
+	dangling := []LinkRef{}
+	for _, in := range scan.in {
+		if in.Path == r.Path {
+			continue // the note's links to itself go with it
+		}
+		n := scan.find(in.Path)
+		for _, l := range in.sites {
+			a := r1.Resolve(n.Path, l)
+			lr := linkRef(n, l, a)
+			dangling = append(dangling, lr)
+		}
+	}
+	msg := r.Message
+	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
+		msg = fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling))
+	}
+	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpArchive, Reason: r.Reason, Message: msg, DryRun: r.DryRun,
+		Changes: []repo.Change{{Kind: repo.Archive, Path: r.Path, ExpectedRevision: rev}}})
+	if err != nil {
+		err = fmt.Errorf("archive %s: %w", r.Path, err)
+	}
+	if res == nil {
+		return nil, err
+	}
+	return &ArchiveResult{Result: res, Dangling: dangling}, err
+}
+
+// linkScan is every note at one commit, the revision of every file there, and the
+// links and typed edges that resolve to one path.
+type linkScan struct {
+	*vaultNotes
+	revs map[note.Path]repo.Revision
+	// in holds, per source note in path order, its links and edges (as sitesOf
+	// lists them) that resolve to the path.
+	in []inbound
+}
+
+// inbound is the links of one note to the scanned path.
+type inbound struct {
+	Path  note.Path
+	sites []note.Link
+}
+
+// inboundLinks finds every link and typed edge, in any note at HEAD (p itself
+// included), that resolves to p. It reads and resolves every note (loadNotes);
+// the notes stay in the answer because a move checks every link of the vault.
+func inboundLinks(ctx context.Context, v *Vault, p note.Path) (*linkScan, error) {
+	vn, err := loadNotes(ctx, v.Vault)
+	if err != nil {
+		return nil, err
+	}
+	scan := &linkScan{vaultNotes: vn, revs: map[note.Path]repo.Revision{}}
+	if vn.commit != "" {
+		files, _, err := v.Files(ctx, vn.commit)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			scan.revs[f.Path] = f.Revision
+		}
+	}
+	for _, n := range vn.notes {
+		var in []note.Link
+		for _, l := range sitesOf(n) {
+			if res := vn.resolver.Resolve(n.Path, l); res.Status == graph.LinkResolved && res.Target == p {
+				in = append(in, l)
+			}
+		}
+		if len(in) > 0 {
+			scan.in = append(scan.in, inbound{Path: n.Path, sites: in})
+		}
+	}
+	return scan, nil
+}
+
+// find returns the note at p, or nil.
+func (s *linkScan) find(p note.Path) *note.Note {
+	i := sort.Search(len(s.notes), func(i int) bool { return s.notes[i].Path >= p })
+	if i < len(s.notes) && s.notes[i].Path == p {
+		return s.notes[i]
+	}
+	return nil
+}
+
+// resolverOver builds a resolver over notes and the scanned attachments, less the
+// path gone.
+func (s *linkScan) resolverOver(notes []*note.Note, gone note.Path) *graph.Resolver {
+	r := graph.NewResolver(notes)
+	var files []note.Path
+	for p := range s.revs {
+		if !isNote(p) && p != gone {
+			files = append(files, p)
+		}
+	}
+	r.AddFiles(files)
+	return r
+}
+
+// sitesOf lists a note's typed edges (their `to`) then its links, the order
+// note.RewriteLinks visits them in.
+func sitesOf(n *note.Note) []note.Link {
+	return append(note.EdgeLinks(n), n.Links...)
+}
+
+// isRelative reports whether l resolves by its path relative to its note.
+func isRelative(l note.Link) bool {
+	t := strings.TrimSpace(l.Target)
+	return l.Kind == note.LinkMarkdown || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
+}
+
+// namesFile reports whether l names the file p by its path: relative links, and
+// wikilinks matching p's path, a path suffix or its file name (as opposed to its
+// title or an alias, which a rename keeps, and which Obsidian does not resolve).
+func namesFile(l note.Link, p note.Path) bool {
+	if isRelative(l) {
+		return true
+	}
+	key := strings.TrimSuffix(strings.ToLower(strings.TrimLeft(strings.TrimSpace(l.Target), "/")), ".md")
+	pk := strings.TrimSuffix(strings.ToLower(string(p)), ".md")
+	return key != "" && (key == pk || strings.HasSuffix(pk, "/"+key))
+}
+
+// linkTextFor returns a target for l, written in src, that resolves to want with r,
+// in l's style: a relative path for a relative link; for a name link the file
+// name, else the shortest path that works; for a path link the shortest path (the
+// whole path when l named its old target, was, by its whole path). ".md" and a
+// leading "/" are kept when l had them.
+func linkTextFor(r *graph.Resolver, src note.Path, l note.Link, want, was note.Path) (string, bool) {
+	resolves := func(t string) bool {
+		c := l
+		c.Target = t
+		res := r.Resolve(src, c)
+		return res.Status == graph.LinkResolved && res.Target == want && (res.HeadingFound || l.Heading == "")
+	}
+	old := strings.TrimSpace(l.Target)
+	if isRelative(l) {
+		t := note.RelativeTarget(src, want, old)
+		if l.Kind != note.LinkMarkdown && !strings.HasPrefix(t, "./") && !strings.HasPrefix(t, "../") {
+			t = "./" + t
+		}
+		return t, resolves(t)
+	}
+	lead := strings.HasPrefix(old, "/")
+	bare := strings.TrimLeft(old, "/")
+	pathStyle := strings.Contains(bare, "/")
+	withMD := isNote(note.Path(bare))
+	name := string(want) // attachments keep their extension
+	ext := ""
+	if isNote(want) {
+		name, ext = name[:len(name)-3], name[len(name)-3:]
+	}
+	key := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), ".md") }
+	wholePath := key(bare) == key(string(was))
+	parts := strings.Split(name, "/")
+	var cands []string
+	if !pathStyle {
+		cands = append(cands, parts[len(parts)-1])
+	}
+	if !wholePath {
+		for k := len(parts) - 2; k >= 1; k-- {
+			cands = append(cands, strings.Join(parts[k:], "/"))
+		}
+	}
+	cands = append(cands, name)
+	for _, c := range cands {
+		if withMD {
+			c += ext
+		}
+		if lead && strings.Contains(c, "/") {
+			c = "/" + c
+		}
+		if resolves(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// linkText is the link as written in n, for messages.
+func linkText(n *note.Note, l note.Link) string {
+	if l.End > l.Start && l.End <= len(n.Raw) {
+		s := string(n.Raw[l.Start:l.End])
+		if len(s) > 120 {
+			s = s[:120] + "…"
+		}
+		return s
+	}
+	return fmt.Sprintf("%q", l.Target)
+}
+
+// describe says where a link resolves instead of want.
+func describe(a graph.Resolution, want note.Path) string {
+	switch a.Status {
+	case graph.LinkResolved:
+		if a.Target == want {
+			return "lose its heading"
+		}
+		return "resolve to " + string(a.Target)
+	case graph.LinkAmbiguous:
+		parts := make([]string, len(a.Candidates))
+		for i, c := range a.Candidates {
+			parts[i] = string(c)
+		}
+		return "be ambiguous between " + strings.Join(parts, ", ")
+	}
+	return "be broken"
+}
+
+// linkRef describes the link l of n resolved as res.
+func linkRef(n *note.Note, l note.Link, res graph.Resolution) LinkRef {
+	kind := string(l.Kind)
+	if l.End <= n.BodyStart { // a typed edge's `to` (body links end after the body starts)
+		kind = "edge"
+	}
+	lr := LinkRef{From: n.Path, Target: l.Target, Heading: l.Heading, Kind: kind, Line: l.Line,
+		Status: string(res.Status), Candidates: res.Candidates}
+	if res.Status == graph.LinkResolved {
+		lr.To = res.Target
+		lr.HeadingMissing = l.Heading != "" && !res.HeadingFound
+	}
+	if l.End > 0 {
+		lr.Context = lineAt(n.Raw, l.Start)
+	}
+	return lr
+}
+
+// parseAt parses raw as the note at p the way loadNotes does: a note whose
+// frontmatter breaks the codec's rules keeps the links of its body.
+func parseAt(p note.Path, raw []byte) *note.Note {
+	if n, err := note.Parse(p, raw); err == nil {
+		return n
+	}
+	n := &note.Note{Path: p, Raw: raw, Title: note.Stem(p), TitleSource: note.TitleFromPath}
+	if body := bodyAfterFrontmatter(raw); body != nil {
+		if bn, err := note.Parse(p, body); err == nil {
+			off := len(raw) - len(body)
+			lines := bytes.Count(raw[:off], []byte("\n"))
+			for _, l := range bn.Links {
+				l.Line, l.Start, l.End = l.Line+lines, l.Start+off, l.End+off
+				n.Links = append(n.Links, l)
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,498 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// whoami is what the test tool answers: the principal its handler sees.
+type whoami struct {
+	Found  bool           `json:"found"`
+	Name   string         `json:"name"`
+	Scopes []server.Scope `json:"scopes"`
+	Owner  bool           `json:"owner"`
+}
+
+// echoMCP is an MCP server with one tool, whoami, answering PrincipalFrom(ctx).
+func echoMCP() *mcpserver.MCPServer {
+	s := mcpserver.NewMCPServer("norn-test", "0")
+	s.AddTool(mcp.NewTool("whoami", mcp.WithDescription("who is calling"),
+		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true), mcp.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			p, ok := server.PrincipalFrom(ctx)
+			b, _ := json.Marshal(whoami{Found: ok, Name: p.Name, Scopes: p.Scopes, Owner: p.Owner})
+			return mcp.NewToolResultText(string(b)), nil
+		})
+	return s
+}
+
+// serveHTTP serves h's handler on 127.0.0.1 and returns the MCP URL.
+func serveHTTP(t *testing.T, opts server.HTTPOptions) (string, *server.HTTPHandler) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Addr = ln.Addr().String()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h, err := server.NewHTTPHandler(echoMCP(), opts)
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	srv.RegisterOnShutdown(h.CloseSessions)
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() { srv.Shutdown(context.Background()); <-done })
+	return "http://" + ln.Addr().String() + server.MCPPath, h
+}
+
+// dial connects the real streamable HTTP client; legacy pins the initialize handshake
+// (protocol 2025-11-25, with sessions) instead of the stateless protocol.
+func dial(t *testing.T, url string, headers map[string]string, legacy bool, opts ...transport.StreamableHTTPCOption) (*client.Client, error) {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copts []client.ClientOption
+	if legacy {
+		copts = append(copts, client.WithLegacyProtocolOnly())
+	}
+	c := client.NewClient(tr, copts...)
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "norn-test", Version: "0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func callWhoami(t *testing.T, c *client.Client) (whoami, error) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "whoami"
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		return whoami{}, err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("whoami: %+v", res)
+	}
+	var w whoami
+	if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &w); err != nil {
+		t.Fatal(err)
+	}
+	return w, nil
+}
+
+func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+
+// rawPost sends one JSON-RPC message and returns the response and its body.
+func rawPost(t *testing.T, url string, hdr map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	return rawDo(t, http.MethodPost, url, hdr, strings.NewReader(body))
+}
+
+func rawDo(t *testing.T, method, url string, hdr map[string]string, body io.Reader) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+
+func errorCode(t *testing.T, body string) string {
+	t.Helper()
+	var e struct{ Error, Message string }
+	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Message == "" {
+		t.Fatalf("not a JSON error body: %q", body)
+	}
+	return e.Error
+}
+
+func withTokens(t *testing.T, names ...string) (*server.Tokens, map[string]string) {
+	t.Helper()
+	tok := server.OpenTokens(tokensPath(t), nil)
+	secrets := map[string]string{}
+	for _, n := range names {
+		s, err := tok.Add(n, []server.Scope{server.ScopeRead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets[n] = s
+	}
+	return tok, secrets
+}
+
+// TestHTTPHandler_PrincipalReachesTools: the real client, with a token, in both
+// protocol eras; the tool handler sees the token's principal.
+func TestHTTPHandler_PrincipalReachesTools(t *testing.T) {
+	tok, secret := withTokens(t, "alice", "bob")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	for _, legacy := range []bool{false, true} {
+		for _, name := range []string{"alice", "bob"} {
+			c, err := dial(t, url, bearer(secret[name]), legacy)
+			if err != nil {
+				t.Fatalf("legacy=%v %s: %v", legacy, name, err)
+			}
+			tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "whoami" {
+				t.Fatalf("tools/list: %+v %v", tools, err)
+			}
+			w, err := callWhoami(t, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !w.Found || w.Name != name || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead}) {
+				t.Fatalf("legacy=%v: handler saw %+v, want %s", legacy, w, name)
+			}
+		}
+	}
+}
+
+func TestHTTPHandler_Unauthorized(t *testing.T) {
+	tok, secret := withTokens(t, "alice")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	for name, hdr := range map[string]map[string]string{
+		"missing":  nil,
+		"unknown":  bearer(server.TokenPrefix + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+		"empty":    {"Authorization": "Bearer "},
+		"basic":    {"Authorization": "Basic " + secret["alice"]},
+		"no space": {"Authorization": "Bearer" + secret["alice"]},
+	} {
+		resp, body := rawPost(t, url, hdr, initializeBody)
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: status %d", name, resp.StatusCode)
+			continue
+		}
+		if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, `Bearer realm="norn"`) {
+			t.Errorf("%s: WWW-Authenticate %q", name, got)
+		}
+		errorCode(t, body)
+		if !strings.Contains(body, "norn token add NAME") {
+			t.Errorf("%s: body does not say how to get a token: %s", name, body)
+		}
+	}
+	if _, err := dial(t, url, bearer("norn_wrong"), false); err == nil {
+		t.Fatal("the client initialized with a wrong token")
+	}
+	if resp, _ := rawPost(t, url, bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("good token: %d", resp.StatusCode)
+	}
+	// Anything but /mcp is 404, after the host check.
+	if resp, _ := rawPost(t, strings.TrimSuffix(url, server.MCPPath)+"/other", bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("other path: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPHandler_HotReload: tokens added and revoked while serving take effect
+// without a restart.
+func TestHTTPHandler_HotReload(t *testing.T) {
+	tok, secret := withTokens(t, "alice")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	cli := server.OpenTokens(tok.Path(), nil) // the `norn token` process
+	late, err := cli.Add("late", []server.Scope{server.ScopeRead, server.ScopeWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dial(t, url, bearer(late), false)
+	if err != nil {
+		t.Fatalf("token added while serving: %v", err)
+	}
+	if w, err := callWhoami(t, c); err != nil || w.Name != "late" {
+		t.Fatalf("whoami: %+v %v", w, err)
+	}
+	if err := cli.Revoke("late"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := callWhoami(t, c); err == nil {
+		t.Fatal("a revoked token kept working")
+	}
+	if resp, _ := rawPost(t, url, bearer(late), initializeBody); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("revoked token: %d", resp.StatusCode)
+	}
+	if resp, _ := rawPost(t, url, bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the other token: %d", resp.StatusCode)
+	}
+}
+
+// TestNewHTTPHandler_FailsClosed: no tokens, no start — unless the flag and a loopback
+// address; the flag never works off loopback; a broken tokens file never starts.
+func TestNewHTTPHandler_FailsClosed(t *testing.T) {
+	empty := server.OpenTokens(tokensPath(t), nil)
+	tok, _ := withTokens(t, "a")
+	revoked, _ := withTokens(t, "gone")
+	if err := revoked.Revoke("gone"); err != nil {
+		t.Fatal(err)
+	}
+	broken, _ := withTokens(t, "b")
+	if err := os.WriteFile(broken.Path(), []byte("{oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts server.HTTPOptions
+		want error // nil: starts
+	}{
+		{"no file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty}, server.ErrNoTokens},
+		{"nil tokens", server.HTTPOptions{Addr: "127.0.0.1:7777"}, server.ErrNoTokens},
+		{"all revoked", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: revoked}, server.ErrNoTokens},
+		{"non-loopback without tokens", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty}, server.ErrNoTokens},
+		{"flag on loopback", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty, AllowUnauthenticatedLoopback: true}, nil},
+		{"flag on localhost", server.HTTPOptions{Addr: "localhost:0", AllowUnauthenticatedLoopback: true}, nil},
+		{"flag on ::1", server.HTTPOptions{Addr: "[::1]:7777", AllowUnauthenticatedLoopback: true}, nil},
+		{"flag on all interfaces", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty, AllowUnauthenticatedLoopback: true}, repo.ErrInvalid},
+		{"flag on empty host", server.HTTPOptions{Addr: ":7777", Tokens: tok, AllowUnauthenticatedLoopback: true}, repo.ErrInvalid},
+		{"flag on a LAN address with tokens", server.HTTPOptions{Addr: "192.168.1.5:7777", Tokens: tok, AllowUnauthenticatedLoopback: true}, repo.ErrInvalid},
+		{"tokens on a LAN address", server.HTTPOptions{Addr: "192.168.1.5:7777", Tokens: tok}, nil},
+		{"bad address", server.HTTPOptions{Addr: "7777", Tokens: tok}, repo.ErrInvalid},
+		{"broken tokens file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: broken}, errAny},
+		{"broken tokens file with flag", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: broken, AllowUnauthenticatedLoopback: true}, errAny},
+	} {
+		h, err := server.NewHTTPHandler(echoMCP(), c.opts)
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want == errAny && err == nil, c.want != nil && c.want != errAny && !errors.Is(err, c.want):
+			t.Errorf("%s: err %v, want %v", c.name, err, c.want)
+		case c.want != nil && h != nil:
+			t.Errorf("%s: a handler despite the error", c.name)
+		}
+		if errors.Is(err, server.ErrNoTokens) && !strings.Contains(err.Error(), "norn token add NAME") {
+			t.Errorf("%s: the error does not say how to fix it: %v", c.name, err)
+		}
+	}
+}
+
+var errAny = errors.New("any error")
+
+// TestHTTPHandler_UnauthenticatedLoopback: with the flag, a request without a token
+// is the local agent (read, write); a request with a bad token is still refused.
+func TestHTTPHandler_UnauthenticatedLoopback(t *testing.T) {
+	url, _ := serveHTTP(t, server.HTTPOptions{AllowUnauthenticatedLoopback: true})
+	c, err := dial(t, url, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := callWhoami(t, c)
+	if err != nil || w.Name != server.LocalAgentName || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead, server.ScopeWrite}) {
+		t.Fatalf("whoami: %+v %v", w, err)
+	}
+	if resp, _ := rawPost(t, url, bearer("norn_bad"), initializeBody); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("bad token with the flag: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPHandler_SessionBoundToPrincipal: a session id used with another principal's
+// token is refused (403), an unknown one is 404, and DELETE ends the binding.
+func TestHTTPHandler_SessionBoundToPrincipal(t *testing.T) {
+	tok, secret := withTokens(t, "alice", "mallory")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+
+	// With the real client: mallory takes alice's session id.
+	alice, err := dial(t, url, bearer(secret["alice"]), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := alice.GetSessionId()
+	if sid == "" {
+		t.Fatal("legacy initialize gave no session id")
+	}
+	thief, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(bearer(secret["mallory"])), transport.WithSession(sid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer thief.Close()
+	if err := thief.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := thief.ListTools(context.Background(), mcp.ListToolsRequest{}); err == nil {
+		t.Fatal("another principal used alice's session")
+	}
+	if w, err := callWhoami(t, alice); err != nil || w.Name != "alice" {
+		t.Fatalf("alice after the attempt: %+v %v", w, err)
+	}
+
+	// Raw, every method.
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	hdr := func(who, session string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + secret[who], "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
+	}
+	if resp, body := rawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusOK || !strings.Contains(body, "whoami") {
+		t.Fatalf("owner: %d %s", resp.StatusCode, body)
+	}
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		resp, body := rawDo(t, m, url, hdr("mallory", sid), strings.NewReader(list))
+		if resp.StatusCode != http.StatusForbidden || errorCode(t, body) != "session_forbidden" {
+			t.Errorf("%s with another's session: %d %s", m, resp.StatusCode, body)
+		}
+	}
+	if resp, body := rawPost(t, url, hdr("alice", "mcp-session-00000000-0000-0000-0000-000000000000"), list); resp.StatusCode != http.StatusNotFound || errorCode(t, body) != "unknown_session" {
+		t.Fatalf("unknown session: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := rawDo(t, http.MethodDelete, url, hdr("alice", sid), nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("delete by owner: %d", resp.StatusCode)
+	}
+	if resp, _ := rawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("ended session: %d", resp.StatusCode)
+	}
+	// A session made by a raw initialize is bound too.
+	resp, _ := rawPost(t, url, bearer(secret["mallory"]), initializeBody)
+	msid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || msid == "" {
+		t.Fatalf("raw initialize: %d %q", resp.StatusCode, msid)
+	}
+	if resp, _ := rawPost(t, url, hdr("alice", msid), list); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("alice on mallory's session: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPHandler_DNSRebinding: on loopback, a foreign Host or Origin is refused with
+// 403 before authentication; loopback names pass (the conformance suite's
+// dns-rebinding-protection scenario).
+func TestHTTPHandler_DNSRebinding(t *testing.T) {
+	url, _ := serveHTTP(t, server.HTTPOptions{AllowUnauthenticatedLoopback: true})
+	port := strings.TrimSuffix(strings.TrimPrefix(url, "http://127.0.0.1:"), server.MCPPath)
+	for _, c := range []struct {
+		host, origin string
+		want         int
+		code         string
+	}{
+		{"evil.example.com", "http://evil.example.com", http.StatusForbidden, "forbidden_host"},
+		{"evil.example.com:" + port, "", http.StatusForbidden, "forbidden_host"},
+		{"127.0.0.1:" + port, "http://evil.example.com", http.StatusForbidden, "forbidden_origin"},
+		{"localhost:" + port, "null", http.StatusForbidden, "forbidden_origin"},
+		{"localhost:" + port, "file://x", http.StatusForbidden, "forbidden_origin"},
+		{"localhost:" + port, "http://localhost:" + port, http.StatusOK, ""},
+		{"127.0.0.1:" + port, "http://127.0.0.1:" + port, http.StatusOK, ""},
+		{"[::1]:" + port, "", http.StatusOK, ""},
+		{"LOCALHOST", "", http.StatusOK, ""},
+	} {
+		hdr := map[string]string{"Host": c.host}
+		if c.origin != "" {
+			hdr["Origin"] = c.origin
+		}
+		resp, body := rawPost(t, url, hdr, initializeBody)
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q Origin %q: %d, want %d (%s)", c.host, c.origin, resp.StatusCode, c.want, body)
+			continue
+		}
+		if c.code != "" && errorCode(t, body) != c.code {
+			t.Errorf("Host %q Origin %q: %s", c.host, c.origin, body)
+		}
+	}
+	// A token does not get a foreign Host through.
+	tok, secret := withTokens(t, "a")
+	url2, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	if resp, _ := rawPost(t, url2, map[string]string{"Host": "evil.example.com", "Authorization": "Bearer " + secret["a"]}, initializeBody); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign host with a token: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPHandler_BodyLimit: a body over the limit is 413, whether it says its length
+// or is chunked; the default limit is 4 MiB.
+func TestHTTPHandler_BodyLimit(t *testing.T) {
+	tok, secret := withTokens(t, "a")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok, MaxBodyBytes: 1024})
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`
+	resp, body := rawPost(t, url, bearer(secret["a"]), big)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || errorCode(t, body) != "body_too_large" {
+		t.Fatalf("sized: %d %s", resp.StatusCode, body)
+	}
+	// No Content-Length: a reader of unknown length is sent chunked.
+	resp, _ = rawDo(t, http.MethodPost, url, bearer(secret["a"]), io.MultiReader(strings.NewReader(big)))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("chunked: %d", resp.StatusCode)
+	}
+	if resp, _ := rawPost(t, url, bearer(secret["a"]), initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("small body: %d", resp.StatusCode)
+	}
+	// Unauthenticated big bodies are refused as unauthorized, never read.
+	if resp, _ := rawPost(t, url, nil, big); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unauthenticated big body: %d", resp.StatusCode)
+	}
+
+	url4, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	huge := bytes.Repeat([]byte("x"), server.DefaultMaxBodyBytes+1)
+	if resp, _ := rawDo(t, http.MethodPost, url4, bearer(secret["a"]), bytes.NewReader(huge)); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("default limit: %d", resp.StatusCode)
+	}
+}
+
+// TestServeStdio: the real client over a pair of pipes; the handler sees the given
+// principal; closing stdin is a clean stop.
+func TestServeStdio(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := server.Principal{Name: "owner", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
+	done := make(chan error, 1)
+	go func() {
+		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, nil)
+		outW.Close()
+	}()
+	c := client.NewClient(transport.NewIO(outR, inW, nil))
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "norn-test", Version: "0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	w, err := callWhoami(t, c)
+	if err != nil || !w.Found || w.Name != "owner" || !w.Owner || !slices.Equal(w.Scopes, p.Scopes) {
+		t.Fatalf("whoami: %+v %v", w, err)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("ServeStdio after stdin closed: %v", err)
+	}
+	c.Close()
+}
