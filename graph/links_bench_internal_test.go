@@ -1,0 +1,56 @@
+package graph
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// BenchmarkGraph measures the link queries on obsidian-hub (6,571 notes): links
+// of a note, its depth-2 neighborhood capped at 200 nodes, and the top hubs; the
+// notes are the 100 with the most backlinks, so the figures are for busy notes.
+func BenchmarkGraph(b *testing.B) {
+	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
+	needDir(b, root)
+	ix, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(b, root)), nil); err != nil {
+		b.Fatal(err)
+	}
+	hubs, err := ix.Hubs(100, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var busy []note.Path
+	for _, n := range hubs.Nodes {
+		busy = append(busy, n.ID)
+	}
+	slices.Sort(busy)
+	b.Run("links", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := ix.Links(busy[i%len(busy)], 50); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("neighborhood-depth2-max200", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := ix.Neighborhood(busy[i%len(busy)], NeighborhoodOptions{Depth: 2, MaxNodes: 200}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hubs", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ix.Hubs(20, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// ErrIndexUnavailable means the index cannot answer graph queries yet (it is
+// missing, locked or being rebuilt); it is worth retrying.
+var ErrIndexUnavailable = errors.New("index unavailable")
+
+// Graph returns the index brought up to HEAD, for graph queries. Its errors match
+// ErrIndexUnavailable.
+func (x *Indexer) Graph(ctx context.Context) (*graph.Index, error) {
+	ix, problem := x.index()
+	if ix == nil {
+		return nil, fmt.Errorf("%w: %s", ErrIndexUnavailable, problem)
+	}
+	if err := x.CatchUp(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIndexUnavailable, err)
+	}
+	return ix, nil
+}
+
+// graphErr classifies a graph query's error: an unknown note is repo.ErrNotFound,
+// a bad argument repo.ErrInvalid.
+func graphErr(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, graph.ErrUnknownNote):
+		return fmt.Errorf("%s: %w: %w", what, repo.ErrNotFound, err)
+	case errors.Is(err, graph.ErrArg):
+		return fmt.Errorf("%s: %w: %w", what, repo.ErrInvalid, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Neighborhood is graph.Index.Neighborhood at HEAD.
+func (v *Vault) Neighborhood(ctx context.Context, p note.Path, opts graph.NeighborhoodOptions) (*graph.Neighborhood, error) {
+	ix, err := v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := ix.Neighborhood(p, opts)
+	return nb, graphErr("neighborhood", err)
+}
+
+// Hubs is graph.Index.Hubs at HEAD.
+func (v *Vault) Hubs(ctx context.Context, limit, offset int) (*graph.NodeList, error) {
+	ix, err := v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ix.Hubs(limit, offset)
+	return l, graphErr("hubs", err)
+}
+
+// Orphans is graph.Index.Orphans at HEAD.
+func (v *Vault) Orphans(ctx context.Context, limit, offset int) (*graph.NodeList, error) {
+	ix, err := v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ix.Orphans(limit, offset)
+	return l, graphErr("orphans", err)
+}
+
+// ShortestPath is graph.Index.ShortestPath at HEAD.
+func (v *Vault) ShortestPath(ctx context.Context, a, b note.Path, maxDepth int) (*graph.GraphPath, error) {
+	ix, err := v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ix.ShortestPath(a, b, maxDepth)
+	return p, graphErr("path", err)
+}
