@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// shutdownGrace bounds how long `norn serve --http` waits for in-flight requests when
+// told to stop.
+const shutdownGrace = 10 * time.Second
+
+func runServe(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := newFlags("serve", g)
+	stdio := fs.Bool("stdio", false, "serve one agent over stdin/stdout")
+	addr := fs.String("http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:7777")
+	agent := fs.String("agent", "", "with --stdio: act as this agent (scopes read,write) instead of the vault owner")
+	maintenance := fs.Bool("maintenance", false, "with --stdio: add the maintenance scope (may change protected blocks)")
+	anon := fs.Bool("allow-unauthenticated-loopback", false, "with --http on a loopback address: serve requests without a token as the local agent (read,write)")
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
+		return err
+	}
+	switch {
+	case *stdio == (*addr != ""):
+		return usagef("pass exactly one of --stdio or --http ADDR")
+	case *stdio && *anon:
+		return usagef("--allow-unauthenticated-loopback goes with --http")
+	case !*stdio && (*agent != "" || *maintenance):
+		return usagef("--agent and --maintenance go with --stdio (over HTTP, the token says who is calling)")
+	}
+	if *agent != "" {
+		if err := server.ValidPrincipalName(*agent); err != nil {
+			return usagef("--agent: %v", err)
+		}
+	}
+	log := logger(e, g)
+	if *addr != "" {
+		if _, _, err := net.SplitHostPort(*addr); err != nil {
+			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", *addr)
+		}
+	}
+
+	v, err := server.Open(ctx, vaultDir(e, g), repo.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer v.Close() // after everything below has stopped: drains the committer
+
+	mctx, stopMaint := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Logger: log}).Run(mctx)
+	})
+	defer wg.Wait()
+	defer stopMaint()
+
+	mcp := server.NewMCPServer(v, server.MCPOptions{Logger: log, Version: buildVersion()})
+
+	if *stdio {
+		p := server.Principal{Name: *agent, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
+		if *agent == "" {
+			o := v.Owner()
+			p = server.Principal{Name: o.Name, Email: o.Email, Owner: true,
+				Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate, server.ScopeAdmin}}
+		}
+		if *maintenance {
+			p.Scopes = append(p.Scopes, server.ScopeMaintenance)
+		}
+		log.Info("serving MCP on stdio", "vault", v.Dir(), "principal", p.Name, "owner", p.Owner)
+		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, log)
+	}
+
+	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), log)
+	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: *addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	url := serveURL(*addr, ln.Addr()) + server.MCPPath
+	fmt.Fprintf(e.stderr, "norn: serving MCP (streamable HTTP) for %s at %s\n", v.Dir(), url)
+	if *anon {
+		fmt.Fprintf(e.stderr, "norn: requests without a token act as %q (read, write): anything on this machine can write to the vault\n", server.LocalAgentName)
+		fmt.Fprintf(e.stderr, "  connect Claude Code: claude mcp add --transport http norn %s\n", url)
+	} else {
+		fmt.Fprintf(e.stderr, "  connect Claude Code: claude mcp add --transport http norn %s --header \"Authorization: Bearer <token>\"\n", url)
+		fmt.Fprintf(e.stderr, "  tokens: norn token add NAME | list | revoke NAME (read again without a restart)\n")
+	}
+	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
+	return serveHTTP(ctx, ln, h, h.CloseSessions, shutdownGrace, log)
+}
+
+// serveHTTP serves h on ln until ctx is done, then shuts down gracefully: it stops
+// accepting, calls onShutdown (which ends long-lived streams) and lets in-flight
+// requests finish for up to grace before cutting them off. A stop asked by ctx is a
+// clean exit (nil).
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, onShutdown func(), grace time.Duration, log *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	if onShutdown != nil {
+		srv.RegisterOnShutdown(onShutdown)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "grace", grace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		log.Warn("in-flight requests cut off", "after", grace, "err", err)
+		srv.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", serr)
+	}
+	return nil
+}
+
+// serveURL is the base URL clients use for a server asked to listen on addr and
+// bound to bound: the asked host (an unspecified one shown as 127.0.0.1) with the
+// bound port.
+func serveURL(addr string, bound net.Addr) string {
+	host, _, _ := net.SplitHostPort(addr)
+	_, port, _ := net.SplitHostPort(bound.String())
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+// buildVersion is the module version norn was built from ("dev" when unknown).
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

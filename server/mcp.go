@@ -1,0 +1,467 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// MCPOptions configure NewMCPServer.
+type MCPOptions struct {
+	// Logger is for the server's own events (default slog.Default()).
+	Logger *slog.Logger
+	// Version is the server version reported to clients.
+	Version string
+}
+
+// mcpInstructions is what clients are told about the server at connection time.
+const mcpInstructions = `Norn is a git-native knowledge graph: a vault of Markdown notes where every write is a git commit.
+Start with vault_map (root docs, folders, tags, recent changes), then search and read_note.
+Every note has a revision (its git blob id); updates pass expected_revision, and a conflict returns the current revision: re-read, merge, retry.
+Errors carry {class, code, message}: class retryable (retry, after re-reading when it is a conflict), fix_input (change the arguments), fatal (do not retry).
+Nothing is ever deleted: archive_note removes a note from HEAD with a reason, restore_note brings it back.`
+
+// NewMCPServer builds the MCP server for v: the tools (docs/mcp-tools.md) and the
+// notes as resources norn://note/{path}, with subscriptions. Transports (stdio,
+// streamable HTTP) wrap it; every request's context must carry the caller
+// (WithPrincipal), or every tool answers forbidden.
+func NewMCPServer(v *Vault, opts MCPOptions) *mcpserver.MCPServer {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	t := &mcpTools{v: v, log: log, now: time.Now}
+	t.subs = newSubscriptions(t)
+	hooks := &mcpserver.Hooks{}
+	t.subs.register(hooks)
+	t.srv = mcpserver.NewMCPServer("norn", version,
+		mcpserver.WithInstructions(mcpInstructions),
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithResourceCapabilities(true, false),
+		mcpserver.WithRecovery(),
+		mcpserver.WithResourceRecovery(),
+		mcpserver.WithOutputSchemaValidation(),
+		mcpserver.WithHooks(hooks),
+	)
+	t.addReadTools()
+	t.addWriteTools()
+	t.addResources()
+	return t.srv
+}
+
+// mcpTools holds what the tool and resource handlers share.
+type mcpTools struct {
+	v    *Vault
+	srv  *mcpserver.MCPServer
+	log  *slog.Logger
+	now  func() time.Time
+	priv privacySet
+	subs *subscriptions
+}
+
+// toolDef describes one tool: its name, what it is for, the scope it needs and its
+// behaviour hints (openWorldHint is always false: a tool touches only the vault).
+type toolDef struct {
+	name, title, desc string
+	scope             Scope
+	readOnly          bool
+	destructive       bool
+	idempotent        bool
+}
+
+// addTool registers a typed tool: the input and output schemas come from In and
+// Out, the caller from the request's context (it must hold d.scope), arguments are
+// decoded strictly (unknown fields are refused), and any error goes through
+// ToolErrorFrom.
+func addTool[In, Out any](t *mcpTools, d toolDef, h func(ctx context.Context, c *caller, in In) (*Out, error)) {
+	tool := mcp.NewTool(d.name,
+		mcp.WithToolTitle(d.title),
+		mcp.WithDescription(d.desc),
+		mcp.WithInputSchema[In](),
+		mcp.WithOutputSchema[Out](),
+		mcp.WithTitleAnnotation(d.title),
+		mcp.WithReadOnlyHintAnnotation(d.readOnly),
+		mcp.WithDestructiveHintAnnotation(d.destructive),
+		mcp.WithIdempotentHintAnnotation(d.idempotent),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	t.srv.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c, terr := t.caller(ctx, d.scope)
+		if terr != nil {
+			return toolErrorResult(terr), nil
+		}
+		var in In
+		if err := decodeArgs(req, &in); err != nil {
+			return toolErrorResult(errInput("%s: bad arguments: %v; see the tool's input schema", d.name, err)), nil
+		}
+		out, err := h(ctx, c, in)
+		if err != nil {
+			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.visible(ctx, p) })), nil
+		}
+		return mcp.NewToolResultStructuredOnly(out), nil
+	})
+}
+
+// decodeArgs decodes a call's arguments into dst, refusing unknown fields and
+// trailing data.
+func decodeArgs(req mcp.CallToolRequest, dst any) error {
+	var raw []byte
+	switch a := req.GetRawArguments().(type) {
+	case json.RawMessage:
+		raw = a
+	case nil:
+	default:
+		b, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(dst); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the arguments object")
+	}
+	return nil
+}
+
+// caller is the principal of one tool call with what it may see.
+type caller struct {
+	t   *mcpTools
+	p   Principal
+	cfg config.Config
+	// all: the principal holds the private scope and sees every note.
+	all bool
+
+	once    sync.Once
+	private map[note.Path]bool // notes at HEAD whose frontmatter makes them private
+	privErr error
+}
+
+// caller returns the request's principal, refused unless it holds scope.
+func (t *mcpTools) caller(ctx context.Context, scope Scope) (*caller, *ToolError) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return nil, errForbidden("no caller identity on this request: the transport did not authenticate it; connect with a token (norn token add NAME)")
+	}
+	if !p.Can(scope) {
+		return nil, errForbidden("%s may not do this: it needs the %s scope and holds %s; ask the vault's owner for a token with it (norn token add NAME --scopes ...)",
+			p.Name, scope, scopeList(p.Scopes))
+	}
+	cfg, _, _ := t.v.Settings.Current(ctx)
+	return &caller{t: t, p: p, cfg: cfg, all: p.Can(ScopePrivate)}, nil
+}
+
+// privateAtHead returns the notes at HEAD private by their frontmatter (nil for a
+// caller that sees everything).
+func (c *caller) privateAtHead(ctx context.Context) (map[note.Path]bool, error) {
+	if c.all {
+		return nil, nil
+	}
+	c.once.Do(func() { c.private, c.privErr = c.t.priv.get(ctx, c.t.v.Vault) })
+	return c.private, c.privErr
+}
+
+// visible reports whether the caller may see the note at p as it is at HEAD (a
+// path that does not exist there is judged by its folder alone). It fails closed.
+func (c *caller) visible(ctx context.Context, p note.Path) bool {
+	if c.all {
+		return true
+	}
+	if c.cfg.IsPrivate(p, nil) {
+		return false
+	}
+	set, err := c.privateAtHead(ctx)
+	if err != nil {
+		return false
+	}
+	return !set[p]
+}
+
+// visibleContent reports whether the caller may see the note at p with bytes raw
+// (any revision).
+func (c *caller) visibleContent(p note.Path, raw []byte) bool {
+	return c.all || !c.cfg.IsPrivate(p, nil) && !contentPrivate(p, raw)
+}
+
+// visibleNote reports whether the caller may see the parsed note n.
+func (c *caller) visibleNote(n *note.Note) bool {
+	if c.all {
+		return true
+	}
+	var fm map[string]any
+	if n.Frontmatter != nil {
+		fm = n.Frontmatter.Fields
+	} else if n.TitleSource == note.TitleFromPath && len(n.Raw) > 0 && contentPrivate(n.Path, n.Raw) {
+		return false // maybe a note that does not parse: look at its bytes
+	}
+	return !c.cfg.IsPrivate(n.Path, fm)
+}
+
+// visibleAt reports whether the caller may see the note at p at revision rev,
+// using the HEAD set when rev is p's revision at HEAD and reading the bytes
+// otherwise.
+func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) bool {
+	if c.all {
+		return true
+	}
+	if c.cfg.IsPrivate(p, nil) {
+		return false
+	}
+	if !isNote(p) {
+		return true
+	}
+	if rev != "" && c.t.v.Revision(p) == rev {
+		return c.visible(ctx, p)
+	}
+	if rev == "" {
+		return c.visible(ctx, p)
+	}
+	b, err := c.t.v.ReadRevision(ctx, rev)
+	if err != nil {
+		return false
+	}
+	return c.visibleContent(p, b)
+}
+
+// contentPrivate reports whether a note's bytes make it private: `private: true`
+// (or yes/on) in its frontmatter. Bytes that do not parse but mention "private"
+// count as private (fail closed).
+func contentPrivate(p note.Path, raw []byte) bool {
+	mentions := bytes.Contains(raw, []byte("private"))
+	if !mentions && !bytes.ContainsRune(raw, '\\') {
+		return false
+	}
+	n, err := note.Parse(p, raw)
+	if err != nil {
+		return mentions
+	}
+	return n.Frontmatter != nil && config.Truthy(n.Frontmatter.Fields["private"])
+}
+
+// privacySet follows the notes at HEAD whose frontmatter makes them private, for
+// callers without the private scope: built once by reading every note, then
+// caught up by a tree diff as HEAD moves. Privacy by folder is not cached (it
+// follows the settings).
+type privacySet struct {
+	mu     sync.Mutex
+	ok     bool
+	commit repo.CommitID
+	paths  map[note.Path]bool // never changed once published
+}
+
+func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head := v.Head()
+	if s.ok && s.commit == head {
+		return s.paths, nil
+	}
+	if s.ok && s.commit != "" && head != "" {
+		changes, err := v.Diff(ctx, string(s.commit), string(head))
+		if err == nil {
+			next := maps.Clone(s.paths)
+			for _, ch := range changes {
+				if !isNote(ch.Path) {
+					continue
+				}
+				delete(next, ch.Path)
+				if ch.Kind == repo.Archive {
+					continue
+				}
+				b, err := v.ReadRevision(ctx, ch.Revision)
+				if err != nil {
+					return nil, fmt.Errorf("privacy of %s: %w", ch.Path, err)
+				}
+				if contentPrivate(ch.Path, b) {
+					next[ch.Path] = true
+				}
+			}
+			s.commit, s.paths = head, next
+			return next, nil
+		}
+		if !errors.Is(err, repo.ErrNotFound) {
+			return nil, fmt.Errorf("privacy: %w", err)
+		}
+	}
+	files, commit, err := v.Files(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("privacy: %w", err)
+	}
+	set := map[note.Path]bool{}
+	for _, f := range notesOnly(files) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := v.ReadRevision(ctx, f.Revision)
+		if err != nil {
+			return nil, fmt.Errorf("privacy of %s: %w", f.Path, err)
+		}
+		if contentPrivate(f.Path, b) {
+			set[f.Path] = true
+		}
+	}
+	s.ok, s.commit, s.paths = true, commit, set
+	return set, nil
+}
+
+// NoteRef names a note.
+type NoteRef struct {
+	Path     note.Path     `json:"path"`
+	Title    string        `json:"title,omitempty"`
+	Revision repo.Revision `json:"revision,omitempty"`
+}
+
+// CommitInfo is one commit as the tools report it. For a caller without the private
+// scope, a commit that also changed notes it cannot see lists only the others and
+// has its subject hidden (Redacted).
+type CommitInfo struct {
+	Commit  repo.CommitID   `json:"commit"`
+	Parents []repo.CommitID `json:"parents"`
+	Author  string          `json:"author"`
+	Time    time.Time       `json:"time"`
+	Op      repo.Op         `json:"op,omitempty"`
+	Reason  repo.Reason     `json:"reason,omitempty"`
+	Subject string          `json:"subject"`
+	// Paths are the first changed paths (at most 20); PathsTotal counts them all.
+	Paths      []note.Path `json:"paths"`
+	PathsTotal int         `json:"paths_total"`
+	Redacted   bool        `json:"redacted,omitempty"`
+}
+
+// maxCommitPaths bounds CommitInfo.Paths; maxPrivacyReads bounds how many changed
+// notes of one commit are read to judge their privacy (beyond it, unknown notes
+// count as private).
+const (
+	maxCommitPaths  = 20
+	maxPrivacyReads = 100
+)
+
+// commitInfo describes commit cm with the paths it changed (against its first
+// parent), as the caller may see them.
+func (c *caller) commitInfo(ctx context.Context, cm repo.Commit) CommitInfo {
+	ci := CommitInfo{Commit: cm.ID, Parents: cm.Parents, Author: fmt.Sprintf("%s <%s>", cm.Author.Name, cm.Author.Email),
+		Time: cm.When, Op: cm.Op, Reason: cm.Reason, Subject: cm.Subject, Paths: []note.Path{}}
+	if ci.Parents == nil {
+		ci.Parents = []repo.CommitID{}
+	}
+	parent := ""
+	if len(cm.Parents) > 0 {
+		parent = string(cm.Parents[0])
+	}
+	changes, err := c.t.v.Diff(ctx, parent, string(cm.ID))
+	hidden := err != nil && !c.all
+	reads := 0
+	for _, ch := range changes {
+		if !c.all {
+			rev := ch.Revision
+			if rev == "" {
+				rev = ch.OldRevision
+			}
+			ok := false
+			switch {
+			case c.cfg.IsPrivate(ch.Path, nil):
+			case !isNote(ch.Path):
+				ok = true
+			case c.t.v.Revision(ch.Path) == rev:
+				ok = c.visible(ctx, ch.Path)
+			case reads < maxPrivacyReads:
+				reads++
+				ok = c.visibleAt(ctx, ch.Path, rev)
+			}
+			if !ok {
+				hidden = true
+				continue
+			}
+		}
+		ci.PathsTotal++
+		if len(ci.Paths) < maxCommitPaths {
+			ci.Paths = append(ci.Paths, ch.Path)
+		}
+	}
+	if hidden {
+		ci.Subject, ci.Redacted = "(hidden: this commit also changes notes you cannot see)", true
+	}
+	return ci
+}
+
+// WriteResult is what a write did (or, for a dry run, would do).
+type WriteResult struct {
+	// Path is the note written; Revision its new revision ("" when archived).
+	Path     note.Path     `json:"path"`
+	Revision repo.Revision `json:"revision,omitempty"`
+	// Commit is the new commit ("" for a dry run), Parent the one before it.
+	Commit  repo.CommitID     `json:"commit,omitempty"`
+	Parent  repo.CommitID     `json:"parent,omitempty"`
+	DryRun  bool              `json:"dry_run"`
+	Changes []repo.FileChange `json:"changes"`
+}
+
+// writeResult reports res for path p.
+func writeResult(p note.Path, res *repo.Result) WriteResult {
+	out := WriteResult{Path: p, Changes: []repo.FileChange{}}
+	if res == nil {
+		return out
+	}
+	out.Commit, out.Parent, out.DryRun = res.Commit, res.Parent, res.DryRun
+	if res.Changes != nil {
+		out.Changes = res.Changes
+	}
+	for _, ch := range res.Changes {
+		if ch.Path == p {
+			out.Revision = ch.Revision
+		}
+	}
+	return out
+}
+
+// bound clamps a requested count: 0 or less is def, more than max is an error.
+func bound(name string, v, def, max int) (int, error) {
+	if v < 0 {
+		return 0, errInput("%s must be 0 or more, not %d", name, v)
+	}
+	if v == 0 {
+		return def, nil
+	}
+	if v > max {
+		return 0, errInput("%s is at most %d, not %d", name, max, v)
+	}
+	return v, nil
+}
+
+// notePathArg checks a note path argument.
+func notePathArg(name, p string) (note.Path, error) {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return "", errInput("%s is required", name)
+	}
+	if err := repo.ValidPath(p); err != nil {
+		return "", errInput("%s: %v", name, err)
+	}
+	return note.Path(p), nil
+}

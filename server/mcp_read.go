@@ -1,0 +1,1240 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// Read budgets and bounds.
+const (
+	defaultReadBytes = 16 << 10
+	maxReadBytes     = 1 << 20
+	maxSearchOffset  = 1000
+)
+
+func (t *mcpTools) addReadTools() {
+	read := func(name, title, desc string) toolDef {
+		return toolDef{name: name, title: title, desc: desc, scope: ScopeRead, readOnly: true, idempotent: true}
+	}
+	addTool(t, read("vault_map", "Vault map",
+		"Boot context in one bounded call: call it first in a session. Returns the head commit, the number of notes, "+
+			"the root docs (notes at the top level such as README or _INDEX, with titles), every folder with its note count "+
+			"(notes below it, sub-folders included), the most used tags with counts, the inbox folder captures go to, "+
+			"and the most recent commits (op, author, subject, time, changed paths). Each list is cut at its limit and "+
+			"says so (truncated, *_total)."), t.vaultMap)
+	addTool(t, read("search", "Search notes",
+		"Full-text search (BM25F) over titles, tags, headings, bodies, paths and frontmatter. Use it to find notes before "+
+			"reading them. Query syntax: bare words (ORed), \"phrases\", +required, -excluded, tag:x, folder:x, field:value, OR; "+
+			"literal=true takes the text as plain words (for pasted questions). Returns ranked hits (path, title, score, best "+
+			"line, snippet with matches in «», section, revision), the total, which engine answered, whether the index is "+
+			"behind HEAD, and next_offset for the next page (limit default 10, at most 50)."), t.search)
+	addTool(t, read("read_note", "Read a note",
+		"Read one note by path (tech/bloom.md) or by wikilink name (Bloom filters, [[Bloom filters#Usage]]). Optional "+
+			"section (a heading) reads one section; at reads an older commit or a revision. Returns path, revision (pass it as "+
+			"expected_revision to edit), commit, title, frontmatter and content. A note (or section) over max_bytes (default "+
+			"16 KiB) comes back as its heading outline with each section's size instead of the content (truncated=true): then "+
+			"read one section, or raise max_bytes (at most 1 MiB)."), t.readNote)
+	addTool(t, read("list_notes", "List notes",
+		"List the notes under a folder (every depth; \"\" for the whole vault), sorted by path, with revisions and, when "+
+			"titles=true, titles. Paged: limit (default 100, at most 500) and next_cursor."), t.listNotes)
+	addTool(t, read("get_context", "Note context",
+		"Everything around one note before you edit or link it: its frontmatter, title, tags, outgoing links (with where "+
+			"each resolves), backlinks (with the linking line), notes sharing a tag, and its folder siblings. Each list is cut "+
+			"at limit (default 20, at most 100) with totals."), t.getContext)
+	addTool(t, read("links", "Links of a note",
+		"A note's outgoing links with their status (resolved, broken, ambiguous with candidates; hidden when the target "+
+			"is a note you cannot see), its backlinks with their context lines, and the notes sharing a tag with it. Lists cut "+
+			"at limit (default 50, at most 500) with totals."), t.links)
+	addTool(t, read("stats", "Vault statistics",
+		"Counts over the vault at HEAD: notes, files, links (resolved, broken, ambiguous), unparseable notes, and the "+
+			"largest folders, tags and typed-edge types (tables cut at limit, default 50, at most 500)."), t.stats)
+	addTool(t, read("history", "History",
+		"The commits of the vault, newest first, or of one note when path is given: op (write, edit, move, archive, …), "+
+			"author, subject, time and the paths each changed. Paged: limit (default 20, at most 100) and next_cursor; "+
+			"at most 1000 commits back."), t.history)
+	addTool(t, read("diff", "Diff two commits",
+		"The files that differ between two commits (from, to; to defaults to HEAD): kind, path, old and new revisions. "+
+			"With path, also a unified diff of that note between the two commits (bounded by max_bytes, default 16 KiB). "+
+			"Changes are cut at limit (default 100, at most 1000)."), t.diff)
+}
+
+// jsonSafe returns v with values JSON cannot encode (NaN, ±Inf) written as strings.
+func jsonSafe(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonSafe(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonSafe(e)
+		}
+		return out
+	}
+	return v
+}
+
+// frontmatterOf returns a note's frontmatter fields ready for JSON (nil: none).
+func frontmatterOf(n *note.Note) map[string]any {
+	if n == nil || n.Frontmatter == nil {
+		return nil
+	}
+	m, _ := jsonSafe(n.Frontmatter.Fields).(map[string]any)
+	return m
+}
+
+// --- vault_map ---
+
+// VaultMapArgs are vault_map's arguments.
+type VaultMapArgs struct {
+	Recent  int `json:"recent,omitempty" jsonschema:"how many recent commits (default 10, at most 50)"`
+	Tags    int `json:"tags,omitempty" jsonschema:"how many tags, most used first (default 30, at most 200)"`
+	Folders int `json:"folders,omitempty" jsonschema:"how many folders, by path (default 100, at most 500)"`
+}
+
+// VaultMap is vault_map's answer.
+type VaultMap struct {
+	HeadCommit string `json:"head_commit"`
+	Notes      int    `json:"notes"`
+	// Inbox is the folder capture writes to.
+	Inbox         string       `json:"inbox"`
+	RootDocs      []NoteRef    `json:"root_docs"`
+	RootDocsTotal int          `json:"root_docs_total"`
+	Folders       []Count      `json:"folders"`
+	FoldersTotal  int          `json:"folders_total"`
+	Tags          []Count      `json:"tags"`
+	TagsTotal     int          `json:"tags_total"`
+	Recent        []CommitInfo `json:"recent"`
+	// Truncated says a list was cut at its limit.
+	Truncated bool `json:"truncated"`
+}
+
+const maxRootDocs = 50
+
+func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*VaultMap, error) {
+	recent, err := bound("recent", in.Recent, 10, 50)
+	if err != nil {
+		return nil, err
+	}
+	ntags, err := bound("tags", in.Tags, 30, 200)
+	if err != nil {
+		return nil, err
+	}
+	nfolders, err := bound("folders", in.Folders, 100, 500)
+	if err != nil {
+		return nil, err
+	}
+	vn, err := loadNotes(ctx, t.v.Vault)
+	if err != nil {
+		return nil, fmt.Errorf("vault map: %w", err)
+	}
+	out := &VaultMap{HeadCommit: vn.commit, Inbox: c.cfg.Inbox, RootDocs: []NoteRef{}, Recent: []CommitInfo{}}
+	folders, tags := map[string]int{}, map[string]int{}
+	var roots []NoteRef
+	for _, n := range vn.notes {
+		if isNornPath(n.Path) || !c.visibleNote(n) {
+			continue
+		}
+		out.Notes++
+		for _, t := range n.Tags {
+			tags[t]++
+		}
+		folder := n.Path.Folder()
+		if folder == "" {
+			roots = append(roots, NoteRef{Path: n.Path, Title: n.Title})
+		}
+		for folder != "" {
+			folders[folder]++
+			i := strings.LastIndexByte(folder, '/')
+			if i < 0 {
+				break
+			}
+			folder = folder[:i]
+		}
+	}
+	sort.SliceStable(roots, func(i, j int) bool {
+		a, b := rootRank(roots[i].Path), rootRank(roots[j].Path)
+		if a != b {
+			return a < b
+		}
+		return roots[i].Path < roots[j].Path
+	})
+	out.RootDocsTotal = len(roots)
+	if len(roots) > maxRootDocs {
+		roots, out.Truncated = roots[:maxRootDocs], true
+	}
+	out.RootDocs = append(out.RootDocs, roots...)
+	out.FoldersTotal = len(folders)
+	names := make([]string, 0, len(folders))
+	for f := range folders {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	if len(names) > nfolders {
+		names, out.Truncated = names[:nfolders], true
+	}
+	out.Folders = make([]Count, len(names))
+	for i, f := range names {
+		out.Folders[i] = Count{Name: f, Notes: folders[f]}
+	}
+	out.TagsTotal = len(tags)
+	var cut bool
+	out.Tags, cut = top(tags, ntags)
+	out.Truncated = out.Truncated || cut
+	log, err := t.v.Log(ctx, "", recent)
+	if err != nil {
+		return nil, fmt.Errorf("vault map: %w", err)
+	}
+	for _, cm := range log {
+		out.Recent = append(out.Recent, c.commitInfo(ctx, cm))
+	}
+	return out, nil
+}
+
+// rootRank puts the usual entry points first among the root docs.
+func rootRank(p note.Path) int {
+	switch strings.ToLower(string(p)) {
+	case "readme.md":
+		return 0
+	case "_index.md", "index.md":
+		return 1
+	}
+	return 2
+}
+
+// isNornPath reports whether p is Norn's own (under .norn/).
+func isNornPath(p note.Path) bool { return strings.HasPrefix(string(p), ".norn/") }
+
+// --- search ---
+
+// SearchArgs are search's arguments.
+type SearchArgs struct {
+	Query                string `json:"query" jsonschema:"the query (see the tool description for the syntax)"`
+	Limit                int    `json:"limit,omitempty" jsonschema:"hits per page (default 10, at most 50)"`
+	Offset               int    `json:"offset,omitempty" jsonschema:"hits to skip: pass next_offset from the previous page (at most 1000)"`
+	Folder               string `json:"folder,omitempty" jsonschema:"only notes under this folder"`
+	Literal              bool   `json:"literal,omitempty" jsonschema:"take the query as plain words, no operators"`
+	WaitForPendingWrites bool   `json:"wait_for_pending_writes,omitempty" jsonschema:"wait (up to 2 s) until the index has every commit; an index still behind is an index_stale error"`
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	Path     note.Path `json:"path"`
+	Title    string    `json:"title"`
+	Score    float64   `json:"score"`
+	Line     int       `json:"line"`
+	Snippet  string    `json:"snippet"`
+	Section  string    `json:"section"`
+	Revision string    `json:"revision"`
+	Matched  []string  `json:"matched"`
+}
+
+// SearchResult is search's answer.
+type SearchResult struct {
+	Engine      string  `json:"engine"`
+	IndexCommit string  `json:"index_commit"`
+	HeadCommit  string  `json:"head_commit"`
+	IndexStale  bool    `json:"index_stale"`
+	TookMS      float64 `json:"took_ms"`
+	// Total counts the matching notes you can see (for a caller without the private
+	// scope, an upper bound when private notes matched beyond the hits read).
+	Total int `json:"total"`
+	// Truncated: the degraded scan stopped at its bound before reading every note.
+	Truncated bool        `json:"truncated"`
+	Hits      []SearchHit `json:"hits"`
+	// NextOffset is the offset of the next page, absent on the last page.
+	NextOffset int `json:"next_offset,omitempty"`
+}
+
+func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*SearchResult, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, errInput("query is required")
+	}
+	limit, err := bound("limit", in.Limit, 10, 50)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset < 0 || in.Offset > maxSearchOffset {
+		return nil, errInput("offset must be between 0 and %d, not %d", maxSearchOffset, in.Offset)
+	}
+	start := time.Now()
+	req := SearchRequest{Query: in.Query, Folder: in.Folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites}
+	var first *SearchResponse
+	var hits []graph.Hit
+	hidden, fetched, skipped := 0, 0, 0
+	batch := limit + 1 // one more than a page says whether there is a next one
+	if !c.all {
+		batch = min(max(2*(in.Offset+limit+1), 20), 1000)
+	}
+	for {
+		req.Limit, req.Offset = batch, fetched
+		if c.all {
+			req.Offset = in.Offset
+		}
+		r, err := t.v.Index.Search(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		req.WaitForPendingWrites = false
+		if first == nil {
+			first = r
+		}
+		if c.all {
+			hits = r.Hits
+			break
+		}
+		for _, h := range r.Hits {
+			switch {
+			case !c.visibleAt(ctx, h.Path, repo.Revision(h.Revision)):
+				hidden++
+			case skipped < in.Offset:
+				skipped++
+			case len(hits) <= limit:
+				hits = append(hits, h)
+			}
+		}
+		fetched += len(r.Hits)
+		if len(hits) > limit || len(r.Hits) == 0 || fetched >= r.Total || fetched >= 2*maxSearchOffset {
+			break
+		}
+	}
+	if in.WaitForPendingWrites && first.Engine == EngineBM25 && first.IndexStale {
+		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
+			Message: fmt.Sprintf("the index is at %s and HEAD at %s: it is still catching up (a rebuild may be running); retry in a moment, or search without wait_for_pending_writes for results that may miss the newest commits",
+				first.IndexCommit, first.HeadCommit)}
+	}
+	out := &SearchResult{Engine: first.Engine, IndexCommit: first.IndexCommit, HeadCommit: first.HeadCommit,
+		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: first.Total - hidden, Hits: []SearchHit{}}
+	more := len(hits) > limit
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	for _, h := range hits {
+		m := h.Matched
+		if m == nil {
+			m = []string{}
+		}
+		out.Hits = append(out.Hits, SearchHit{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line,
+			Snippet: h.Snippet, Section: h.Section, Revision: h.Revision, Matched: m})
+	}
+	if more && in.Offset+len(hits) <= maxSearchOffset {
+		out.NextOffset = in.Offset + len(hits)
+	}
+	out.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
+}
+
+// --- read_note ---
+
+// ReadNoteArgs are read_note's arguments.
+type ReadNoteArgs struct {
+	Path     string `json:"path" jsonschema:"the note's path (tech/bloom.md) or its wikilink name (Bloom filters, [[Bloom filters#Heading]])"`
+	Section  string `json:"section,omitempty" jsonschema:"read only the section of this heading (Heading, ## Heading, Parent/Child)"`
+	At       string `json:"at,omitempty" jsonschema:"read the note at this commit (id, HEAD~N, branch) or this revision (blob id) instead of HEAD"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"read budget in bytes (default 16384, at most 1048576); over it you get the outline"`
+}
+
+// OutlineItem is one heading of a note's outline.
+type OutlineItem struct {
+	Level int    `json:"level"`
+	Text  string `json:"text"`
+	Line  int    `json:"line"`
+	// Size is the byte size of the heading's section, sub-sections included.
+	Size int `json:"size"`
+}
+
+// ReadNoteResult is read_note's answer.
+type ReadNoteResult struct {
+	Path     note.Path     `json:"path"`
+	Revision repo.Revision `json:"revision"`
+	// Commit is the commit read ("" when read by revision).
+	Commit      repo.CommitID  `json:"commit"`
+	Title       string         `json:"title"`
+	Frontmatter map[string]any `json:"frontmatter,omitempty"`
+	// Content is the note's bytes (or the section's); empty when over budget.
+	Content string `json:"content"`
+	// Size is the byte size of what was asked (the note, or the section).
+	Size    int    `json:"size"`
+	Section string `json:"section,omitempty"`
+	// Truncated: over max_bytes; Outline replaces Content.
+	Truncated bool          `json:"truncated"`
+	Outline   []OutlineItem `json:"outline,omitempty"`
+	Notice    string        `json:"notice,omitempty"`
+	// ResolvedFrom is the name given when it was resolved to Path.
+	ResolvedFrom string `json:"resolved_from,omitempty"`
+}
+
+func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*ReadNoteResult, error) {
+	budget, err := bound("max_bytes", in.MaxBytes, defaultReadBytes, maxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	name, heading := splitName(in.Path)
+	if name == "" {
+		return nil, errInput("path is required: a note's path or wikilink name")
+	}
+	section := strings.TrimSpace(in.Section)
+	if section == "" {
+		section = heading
+	}
+	p, err := t.resolveName(ctx, c, name, in.At != "")
+	if err != nil {
+		return nil, err
+	}
+	blob, err := t.readAt(ctx, p, in.At)
+	if err != nil {
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil, invisibleAt(p, in.At)
+		}
+		return nil, err
+	}
+	if !c.visibleContent(p, blob.Content) {
+		return nil, invisibleAt(p, in.At)
+	}
+	out := &ReadNoteResult{Path: p, Revision: blob.Revision, Commit: blob.Commit, Title: note.Stem(p)}
+	if string(p) != name {
+		out.ResolvedFrom = in.Path
+	}
+	n, perr := note.Parse(p, blob.Content)
+	if perr == nil {
+		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)
+	}
+	body := blob.Content
+	var headings []*note.Heading
+	if perr == nil {
+		headings = n.Headings
+	}
+	if section != "" {
+		if perr != nil {
+			return nil, errInput("%s does not parse (%v), so its sections cannot be read: read it whole", p, perr)
+		}
+		s, e, ok := note.Section(n, section)
+		if !ok {
+			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, section, headingList(n, 40))
+		}
+		body, out.Section = blob.Content[s:e], section
+		headings = nil
+		for _, h := range n.Headings {
+			if h.Start >= s && h.Start < e {
+				headings = append(headings, h)
+			}
+		}
+	}
+	out.Size = len(body)
+	if len(body) <= budget {
+		out.Content = string(body)
+		return out, nil
+	}
+	out.Truncated = true
+	out.Outline = []OutlineItem{}
+	for _, h := range headings {
+		out.Outline = append(out.Outline, OutlineItem{Level: h.Level, Text: h.Text, Line: h.Line, Size: h.Size()})
+	}
+	what := "the note"
+	if out.Section != "" {
+		what = "the section"
+	}
+	out.Notice = fmt.Sprintf("%s is %d bytes, over max_bytes=%d: here is its outline with each section's size instead of the content; read one section with section=<heading>, or raise max_bytes (at most %d)",
+		what, len(body), budget, maxReadBytes)
+	if len(out.Outline) == 0 {
+		out.Notice = fmt.Sprintf("%s is %d bytes, over max_bytes=%d, and has no headings to read separately; raise max_bytes (at most %d)",
+			what, len(body), budget, maxReadBytes)
+	}
+	return out, nil
+}
+
+// invisibleAt is the error for a note missing (or hidden) at a commit.
+func invisibleAt(p note.Path, at string) error {
+	if at == "" {
+		return errInvisible(p)
+	}
+	return errNotFound(p, "no note %s at %s: check the path and the commit (history path=%s)", p, at, p)
+}
+
+// headingList lists a note's headings for an error message, at most n.
+func headingList(n *note.Note, limit int) string {
+	if len(n.Headings) == 0 {
+		return "(none)"
+	}
+	var b strings.Builder
+	for i, h := range n.Headings {
+		if i == limit {
+			fmt.Fprintf(&b, ", … (%d more)", len(n.Headings)-limit)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", strings.Repeat("#", h.Level)+" "+h.Text)
+	}
+	return b.String()
+}
+
+// readAt reads p at HEAD, at a commit-ish, or by revision (a blob id).
+func (t *mcpTools) readAt(ctx context.Context, p note.Path, at string) (*repo.Blob, error) {
+	if len(at) == 40 {
+		if b, err := t.v.ReadRevision(ctx, repo.Revision(at)); err == nil {
+			return &repo.Blob{Path: p, Revision: repo.Revision(at), Content: b}, nil
+		}
+	}
+	return t.v.Read(ctx, p, at)
+}
+
+// splitName turns "[[Name#Heading|alias]]" into its name and heading.
+func splitName(s string) (name, heading string) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[[") && strings.HasSuffix(s, "]]") {
+		s = s[2 : len(s)-2]
+		if i := strings.IndexByte(s, '|'); i >= 0 {
+			s = s[:i]
+		}
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s, heading = s[:i], s[i+1:]
+		}
+	}
+	return strings.TrimSpace(s), strings.TrimSpace(heading)
+}
+
+// resolveName turns a path or a wikilink name into a note's path at HEAD: an
+// existing path first, then the link resolution rules (path suffix, file name,
+// title, alias). asPath (reading at a commit) takes a path as given.
+func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPath bool) (note.Path, error) {
+	if err := repo.ValidPath(name); err == nil {
+		p := note.Path(name)
+		if asPath || t.v.Revision(p) != "" {
+			return p, nil
+		}
+		if md := p + ".md"; !strings.HasSuffix(strings.ToLower(name), ".md") && t.v.Revision(md) != "" {
+			return md, nil
+		}
+	}
+	files, _, err := t.v.Files(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var stubs []*note.Note
+	for _, f := range notesOnly(files) {
+		stubs = append(stubs, &note.Note{Path: f.Path})
+	}
+	l := note.Link{Kind: note.LinkWiki, Target: name}
+	// A source in no folder of the vault, so that no candidate is preferred.
+	const nowhere = note.Path("\x00/\x00")
+	r := graph.NewResolver(stubs).Resolve(nowhere, l)
+	if r.Status == graph.LinkBroken {
+		vn, err := loadNotes(ctx, t.v.Vault)
+		if err != nil {
+			return "", err
+		}
+		r = vn.resolver.Resolve(nowhere, l)
+	}
+	switch r.Status {
+	case graph.LinkResolved:
+		if !c.visible(ctx, r.Target) {
+			return "", errInvisible(note.Path(name))
+		}
+		return r.Target, nil
+	case graph.LinkAmbiguous:
+		var cands []note.Path
+		for _, p := range r.Candidates {
+			if c.visible(ctx, p) {
+				cands = append(cands, p)
+			}
+		}
+		if len(cands) == 0 {
+			return "", errInvisible(note.Path(name))
+		}
+		te := errInput("%q is ambiguous: it names %d notes (%s); read one of them by its path", name, len(cands), joinPaths(cands, 20))
+		te.Candidates = cands
+		return "", te
+	}
+	return "", errInvisible(note.Path(name))
+}
+
+func joinPaths(ps []note.Path, limit int) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i == limit {
+			fmt.Fprintf(&b, ", … (%d more)", len(ps)-limit)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(p))
+	}
+	return b.String()
+}
+
+// --- list_notes ---
+
+// ListNotesArgs are list_notes' arguments.
+type ListNotesArgs struct {
+	Folder string `json:"folder,omitempty" jsonschema:"the folder to list, every depth below it (\"\" for the whole vault)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"notes per page (default 100, at most 500)"`
+	Titles bool   `json:"titles,omitempty" jsonschema:"also read each note's title"`
+}
+
+// ListNotesResult is list_notes' answer.
+type ListNotesResult struct {
+	Folder string    `json:"folder"`
+	Commit string    `json:"commit"`
+	Notes  []NoteRef `json:"notes"`
+	// Total counts the notes under the folder you can see.
+	Total      int    `json:"total"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Truncated  bool   `json:"truncated"`
+}
+
+func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (*ListNotesResult, error) {
+	limit, err := bound("limit", in.Limit, 100, 500)
+	if err != nil {
+		return nil, err
+	}
+	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
+	if folder != "" {
+		if err := repo.ValidPath(folder); err != nil {
+			return nil, errInput("folder: %v", err)
+		}
+	}
+	after := ""
+	if in.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
+		if err != nil {
+			return nil, errInput("cursor %q is not one this tool handed out: pass next_cursor unchanged", in.Cursor)
+		}
+		after = string(b)
+	}
+	files, head, err := t.v.Files(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if folder != "" {
+		if _, err := t.v.List(ctx, folder, ""); err != nil {
+			return nil, err
+		}
+	}
+	prefix := ""
+	if folder != "" {
+		prefix = folder + "/"
+	}
+	var notes []repo.File
+	for _, f := range notesOnly(files) {
+		if strings.HasPrefix(string(f.Path), prefix) && !isNornPath(f.Path) && c.visible(ctx, f.Path) {
+			notes = append(notes, f)
+		}
+	}
+	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
+	out := &ListNotesResult{Folder: folder, Commit: string(head), Notes: []NoteRef{}, Total: len(notes)}
+	i := sort.Search(len(notes), func(i int) bool { return string(notes[i].Path) > after })
+	for ; i < len(notes) && len(out.Notes) < limit; i++ {
+		r := NoteRef{Path: notes[i].Path, Revision: notes[i].Revision}
+		if in.Titles {
+			r.Title = note.Stem(r.Path)
+			if b, err := t.v.ReadRevision(ctx, r.Revision); err == nil {
+				if n, err := note.Parse(r.Path, b); err == nil {
+					r.Title = n.Title
+				}
+			}
+		}
+		out.Notes = append(out.Notes, r)
+	}
+	if i < len(notes) && len(out.Notes) > 0 {
+		out.Truncated = true
+		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(out.Notes[len(out.Notes)-1].Path))
+	}
+	return out, nil
+}
+
+// --- links and get_context ---
+
+// LinksArgs are links' arguments.
+type LinksArgs struct {
+	Path  string `json:"path" jsonschema:"the note's path"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most entries per list (default 50, at most 500)"`
+}
+
+func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*Links, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := bound("limit", in.Limit, 50, 500)
+	if err != nil {
+		return nil, err
+	}
+	return t.noteLinks(ctx, c, p, limit)
+}
+
+// noteLinks is NoteLinks as the caller may see it: backlinks from and notes sharing
+// tags that are hidden from it are left out (and out of the totals), and outgoing
+// links to them have status "hidden" and no target.
+func (t *mcpTools) noteLinks(ctx context.Context, c *caller, p note.Path, limit int) (*Links, error) {
+	if !c.visible(ctx, p) {
+		return nil, errInvisible(p)
+	}
+	all, err := NoteLinks(ctx, t.v.Vault, p, math.MaxInt32)
+	if err != nil {
+		if errors.Is(err, repo.ErrNotFound) {
+			return nil, errInvisible(p)
+		}
+		return nil, err
+	}
+	out := &Links{Commit: all.Commit, Note: all.Note, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
+	for _, l := range all.Outgoing {
+		if !c.all {
+			if l.To != "" && !c.visible(ctx, l.To) {
+				l.To, l.Status, l.HeadingMissing = "", "hidden", false
+			}
+			var cands []note.Path
+			for _, cp := range l.Candidates {
+				if c.visible(ctx, cp) {
+					cands = append(cands, cp)
+				}
+			}
+			l.Candidates = cands
+		}
+		out.OutgoingTotal++
+		if len(out.Outgoing) < limit {
+			out.Outgoing = append(out.Outgoing, l)
+		}
+	}
+	for _, l := range all.Backlinks {
+		if !c.visible(ctx, l.From) {
+			continue
+		}
+		out.BacklinksTotal++
+		if len(out.Backlinks) < limit {
+			out.Backlinks = append(out.Backlinks, l)
+		}
+	}
+	for _, sp := range all.SameTags {
+		if !c.visible(ctx, sp) {
+			continue
+		}
+		out.SameTagsTotal++
+		if len(out.SameTags) < limit {
+			out.SameTags = append(out.SameTags, sp)
+		}
+	}
+	out.Truncated = out.OutgoingTotal > len(out.Outgoing) || out.BacklinksTotal > len(out.Backlinks) || out.SameTagsTotal > len(out.SameTags)
+	return out, nil
+}
+
+// ContextArgs are get_context's arguments.
+type ContextArgs struct {
+	Path  string `json:"path" jsonschema:"the note's path"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most entries per list (default 20, at most 100)"`
+}
+
+// NoteContext is get_context's answer.
+type NoteContext struct {
+	Path           note.Path      `json:"path"`
+	Revision       repo.Revision  `json:"revision"`
+	Commit         string         `json:"commit"`
+	Title          string         `json:"title"`
+	Frontmatter    map[string]any `json:"frontmatter,omitempty"`
+	Tags           []string       `json:"tags"`
+	Outlinks       []LinkRef      `json:"outlinks"`
+	Backlinks      []LinkRef      `json:"backlinks"`
+	SameTags       []note.Path    `json:"same_tags"`
+	Siblings       []NoteRef      `json:"siblings"`
+	OutlinksTotal  int            `json:"outlinks_total"`
+	BacklinksTotal int            `json:"backlinks_total"`
+	SameTagsTotal  int            `json:"same_tags_total"`
+	SiblingsTotal  int            `json:"siblings_total"`
+	Truncated      bool           `json:"truncated"`
+}
+
+func (t *mcpTools) getContext(ctx context.Context, c *caller, in ContextArgs) (*NoteContext, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := bound("limit", in.Limit, 20, 100)
+	if err != nil {
+		return nil, err
+	}
+	l, err := t.noteLinks(ctx, c, p, limit)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := t.v.Read(ctx, p, "")
+	if err != nil {
+		return nil, errInvisible(p)
+	}
+	out := &NoteContext{Path: p, Revision: blob.Revision, Commit: l.Commit, Title: note.Stem(p), Tags: []string{},
+		Outlinks: l.Outgoing, Backlinks: l.Backlinks, SameTags: l.SameTags, Siblings: []NoteRef{},
+		OutlinksTotal: l.OutgoingTotal, BacklinksTotal: l.BacklinksTotal, SameTagsTotal: l.SameTagsTotal, Truncated: l.Truncated}
+	if n, err := note.Parse(p, blob.Content); err == nil {
+		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)
+		if n.Tags != nil {
+			out.Tags = n.Tags
+		}
+	}
+	entries, err := t.v.List(ctx, p.Folder(), "")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Dir || e.Path == p || !isNote(e.Path) || isNornPath(e.Path) || !c.visible(ctx, e.Path) {
+			continue
+		}
+		out.SiblingsTotal++
+		if len(out.Siblings) < limit {
+			out.Siblings = append(out.Siblings, NoteRef{Path: e.Path, Revision: e.Revision})
+		}
+	}
+	out.Truncated = out.Truncated || out.SiblingsTotal > len(out.Siblings)
+	return out, nil
+}
+
+// --- stats ---
+
+// StatsArgs are stats' arguments.
+type StatsArgs struct {
+	Limit int `json:"limit,omitempty" jsonschema:"rows per table (default 50, at most 500)"`
+}
+
+func (t *mcpTools) stats(ctx context.Context, c *caller, in StatsArgs) (*Stats, error) {
+	limit, err := bound("limit", in.Limit, 50, 500)
+	if err != nil {
+		return nil, err
+	}
+	if c.all {
+		return VaultStats(ctx, t.v.Vault, limit)
+	}
+	// The same counts as VaultStats over the notes the caller may see.
+	vn, err := loadNotes(ctx, t.v.Vault)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st := &Stats{Commit: vn.commit, Files: vn.files}
+	folders, tags, edges := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, n := range vn.notes {
+		if !c.visibleNote(n) {
+			st.Files--
+			continue
+		}
+		st.Notes++
+		if n.TitleSource == note.TitleFromPath && n.Frontmatter == nil {
+			if _, err := note.Parse(n.Path, n.Raw); err != nil {
+				st.Unparsed++
+			}
+		}
+		folder := n.Path.Folder()
+		if folder == "" {
+			folder = "/"
+		}
+		folders[folder]++
+		for _, tg := range n.Tags {
+			tags[tg]++
+		}
+		for _, e := range n.Edges {
+			edges[e.Type]++
+		}
+		for _, l := range n.Links {
+			st.Links.Total++
+			switch vn.resolver.Resolve(n.Path, l).Status {
+			case graph.LinkResolved:
+				st.Links.Resolved++
+			case graph.LinkBroken:
+				st.Links.Broken++
+			case graph.LinkAmbiguous:
+				st.Links.Ambiguous++
+			}
+		}
+	}
+	var cut bool
+	st.Folders, cut = top(folders, limit)
+	st.Truncated = st.Truncated || cut
+	st.Tags, cut = top(tags, limit)
+	st.Truncated = st.Truncated || cut
+	st.EdgeTypes, cut = top(edges, limit)
+	st.Truncated = st.Truncated || cut
+	return st, nil
+}
+
+// --- history ---
+
+// HistoryArgs are history's arguments.
+type HistoryArgs struct {
+	Path   string `json:"path,omitempty" jsonschema:"only commits that changed this note"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"commits per page (default 20, at most 100)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// HistoryResult is history's answer.
+type HistoryResult struct {
+	Path       note.Path    `json:"path,omitempty"`
+	Commits    []CommitInfo `json:"commits"`
+	NextCursor string       `json:"next_cursor,omitempty"`
+	Truncated  bool         `json:"truncated"`
+}
+
+const maxHistory = 1000
+
+func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*HistoryResult, error) {
+	limit, err := bound("limit", in.Limit, 20, 100)
+	if err != nil {
+		return nil, err
+	}
+	var p note.Path
+	if strings.TrimSpace(in.Path) != "" {
+		if p, err = notePathArg("path", in.Path); err != nil {
+			return nil, err
+		}
+		if !c.visible(ctx, p) {
+			return nil, errInvisible(p)
+		}
+	}
+	offset := 0
+	if in.Cursor != "" {
+		offset, err = strconv.Atoi(in.Cursor)
+		if err != nil || offset < 0 || offset > maxHistory {
+			return nil, errInput("cursor %q is not one this tool handed out: pass next_cursor unchanged (history goes back %d commits at most)", in.Cursor, maxHistory)
+		}
+	}
+	n := min(offset+limit, maxHistory)
+	log, err := t.v.Log(ctx, p, n+1)
+	if err != nil {
+		return nil, err
+	}
+	out := &HistoryResult{Path: p, Commits: []CommitInfo{}}
+	for i := offset; i < len(log) && i < n; i++ {
+		out.Commits = append(out.Commits, c.commitInfo(ctx, log[i]))
+	}
+	if len(log) > n {
+		out.Truncated = true
+		if n < maxHistory {
+			out.NextCursor = strconv.Itoa(n)
+		}
+	}
+	return out, nil
+}
+
+// --- diff ---
+
+// DiffArgs are diff's arguments.
+type DiffArgs struct {
+	From     string `json:"from" jsonschema:"the older commit (id, HEAD~N, branch)"`
+	To       string `json:"to,omitempty" jsonschema:"the newer commit (default HEAD)"`
+	Path     string `json:"path,omitempty" jsonschema:"also give a unified diff of this note"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"most changes listed (default 100, at most 1000)"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"most bytes of unified diff (default 16384, at most 262144)"`
+}
+
+// DiffResult is diff's answer.
+type DiffResult struct {
+	From    repo.CommitID     `json:"from"`
+	To      repo.CommitID     `json:"to"`
+	Changes []repo.FileChange `json:"changes"`
+	// Total counts the changed paths you can see (an upper bound when private
+	// notes are hidden and the list was cut).
+	Total     int  `json:"total"`
+	Truncated bool `json:"truncated"`
+	// Unified is the unified diff of Path (empty when it did not change).
+	Path             note.Path `json:"path,omitempty"`
+	Unified          string    `json:"unified,omitempty"`
+	UnifiedTruncated bool      `json:"unified_truncated,omitempty"`
+}
+
+func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResult, error) {
+	if strings.TrimSpace(in.From) == "" {
+		return nil, errInput("from is required: a commit id, HEAD~N or a branch")
+	}
+	limit, err := bound("limit", in.Limit, 100, 1000)
+	if err != nil {
+		return nil, err
+	}
+	maxBytes, err := bound("max_bytes", in.MaxBytes, defaultReadBytes, 256<<10)
+	if err != nil {
+		return nil, err
+	}
+	to := in.To
+	if to == "" {
+		to = "HEAD"
+	}
+	from, err := t.v.Commit(ctx, in.From)
+	if err != nil {
+		return nil, fmt.Errorf("diff from %s: %w", in.From, err)
+	}
+	tc, err := t.v.Commit(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("diff to %s: %w", to, err)
+	}
+	var p note.Path
+	if in.Path != "" {
+		if p, err = notePathArg("path", in.Path); err != nil {
+			return nil, err
+		}
+	}
+	changes, err := t.v.Diff(ctx, string(from.ID), string(tc.ID))
+	if err != nil {
+		return nil, err
+	}
+	out := &DiffResult{From: from.ID, To: tc.ID, Changes: []repo.FileChange{}, Path: p}
+	var mine *repo.FileChange
+	for i, ch := range changes {
+		if len(out.Changes) >= limit && (p == "" || mine != nil) {
+			out.Truncated = true
+			out.Total += len(changes) - i // not examined
+			break
+		}
+		if !c.all && (!c.visibleAt(ctx, ch.Path, ch.Revision) || !c.visibleAt(ctx, ch.Path, ch.OldRevision)) {
+			continue
+		}
+		out.Total++
+		if ch.Path == p {
+			mine = &changes[i]
+		}
+		if len(out.Changes) < limit {
+			out.Changes = append(out.Changes, ch)
+		} else {
+			out.Truncated = true
+		}
+	}
+	if p != "" && !c.visible(ctx, p) && mine == nil {
+		return nil, errInvisible(p)
+	}
+	if mine != nil {
+		var a, b []byte
+		if mine.OldRevision != "" {
+			if a, err = t.v.ReadRevision(ctx, mine.OldRevision); err != nil {
+				return nil, err
+			}
+		}
+		if mine.Revision != "" {
+			if b, err = t.v.ReadRevision(ctx, mine.Revision); err != nil {
+				return nil, err
+			}
+		}
+		out.Unified, out.UnifiedTruncated = unifiedDiff(string(p), string(a), string(b), maxBytes)
+	}
+	return out, nil
+}
+
+// unifiedDiff renders a unified diff (3 lines of context) of a → b, cut at max
+// bytes on a line boundary (truncated then).
+func unifiedDiff(name, a, b string, maxBytes int) (string, bool) {
+	al, bl := splitLines(a), splitLines(b)
+	ops := diffLines(al, bl)
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
+	const ctxLines = 3
+	type pos struct {
+		op   byte
+		a, b int
+	} // a, b: 0-based line numbers before the op
+	var script []pos
+	ai, bi := 0, 0
+	for _, op := range ops {
+		script = append(script, pos{op, ai, bi})
+		switch op {
+		case ' ':
+			ai++
+			bi++
+		case '-':
+			ai++
+		case '+':
+			bi++
+		}
+	}
+	line := func(op byte, p pos) string {
+		s := ""
+		if op == '+' {
+			s = bl[p.b]
+		} else {
+			s = al[p.a]
+		}
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n\\ No newline at end of file\n"
+		}
+		return string(op) + s
+	}
+	for i := 0; i < len(script); {
+		if script[i].op == ' ' {
+			i++
+			continue
+		}
+		start := max(i-ctxLines, 0)
+		end := i
+		for j := i; j < len(script); j++ {
+			if script[j].op != ' ' {
+				end = j + 1
+				continue
+			}
+			if j-end >= 2*ctxLines {
+				break
+			}
+		}
+		stop := min(end+ctxLines, len(script))
+		var hunk strings.Builder
+		na, nb := 0, 0
+		for _, p := range script[start:stop] {
+			hunk.WriteString(line(p.op, p))
+			if p.op != '+' {
+				na++
+			}
+			if p.op != '-' {
+				nb++
+			}
+		}
+		sa, sb := script[start].a+1, script[start].b+1
+		if na == 0 {
+			sa--
+		}
+		if nb == 0 {
+			sb--
+		}
+		h := fmt.Sprintf("@@ -%d,%d +%d,%d @@\n", sa, na, sb, nb) + hunk.String()
+		if out.Len()+len(h) > maxBytes {
+			for _, l := range strings.SplitAfter(h, "\n") {
+				if out.Len()+len(l) > maxBytes {
+					break
+				}
+				out.WriteString(l)
+			}
+			return out.String(), true
+		}
+		out.WriteString(h)
+		i = stop
+	}
+	return out.String(), false
+}
+
+// splitLines splits s into lines, each with its newline (the last may lack one).
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// maxDiffEdits bounds the edit distance diffLines searches; beyond it, the middle
+// of the texts is reported as replaced whole.
+const maxDiffEdits = 1000
+
+// diffLines returns an edit script turning a into b: ' ' keep, '-' delete a line
+// of a, '+' insert a line of b (Myers' O(ND) algorithm on the lines between the
+// common prefix and suffix).
+func diffLines(a, b []string) []byte {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	script := make([]byte, 0, len(a)+len(b))
+	for range pre {
+		script = append(script, ' ')
+	}
+	script = append(script, myers(ma, mb)...)
+	for range suf {
+		script = append(script, ' ')
+	}
+	return script
+}
+
+func myers(a, b []string) []byte {
+	n, m := len(a), len(b)
+	whole := func() []byte {
+		s := make([]byte, 0, n+m)
+		for range n {
+			s = append(s, '-')
+		}
+		for range m {
+			s = append(s, '+')
+		}
+		return s
+	}
+	if n == 0 || m == 0 {
+		return whole()
+	}
+	maxD := min(n+m, maxDiffEdits)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int // trace[d] holds v[k] for k in -d..d after step d
+	end := -1
+	for d := 0; d <= maxD && end < 0; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				end = d
+			}
+		}
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
+	}
+	if end < 0 {
+		return whole()
+	}
+	var rev []byte
+	x, y := n, m
+	for d := end; d > 0; d-- {
+		prev := trace[d-1] // index k+(d-1)
+		at := func(k int) int { return prev[k+d-1] }
+		k := x - y
+		var pk int
+		if k == -d || k != d && at(k-1) < at(k+1) {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := at(pk)
+		py := px - pk
+		for x > px && y > py {
+			rev = append(rev, ' ')
+			x--
+			y--
+		}
+		if x == px {
+			rev = append(rev, '+')
+			y--
+		} else {
+			rev = append(rev, '-')
+			x--
+		}
+	}
+	for x > 0 && y > 0 {
+		rev = append(rev, ' ')
+		x--
+		y--
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}

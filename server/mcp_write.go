@@ -1,0 +1,675 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// maxCaptureBytes bounds one capture's text.
+const maxCaptureBytes = 64 << 10
+
+func (t *mcpTools) addWriteTools() {
+	write := func(name, title, desc string, destructive, idempotent bool) toolDef {
+		return toolDef{name: name, title: title, desc: desc, scope: ScopeWrite, destructive: destructive, idempotent: idempotent}
+	}
+	// Every write but capture is guarded by a revision or an exclusive create, so
+	// repeating it has no further effect (the repeat is a conflict or a not-found):
+	// idempotentHint is true for them.
+	addTool(t, write("write_note", "Write a note",
+		"Create a note (no expected_revision: the path must not exist) or replace one whole (expected_revision = the "+
+			"revision you read; a mismatch is a conflict with the current revision). One commit authored by you; the write "+
+			"gates check the content. dry_run checks everything and writes nothing. Returns the new revision and commit. "+
+			"Prefer edit_note for small changes and file_note for a new note that belongs in its folder's _INDEX.md.",
+		true, true), t.writeNote)
+	addTool(t, write("edit_note", "Edit a note",
+		"Change part of a note in one commit: op=append (content at the end), prepend (content at the top of the body, "+
+			"after the frontmatter), replace_section (heading + content: everything under the heading, sub-sections "+
+			"included, is replaced; the heading line stays unless content starts with it), find_replace (find, replace: "+
+			"find must occur exactly once, or exactly count times, and every occurrence is replaced). expected_revision is "+
+			"required (read_note gives it). Returns the new revision and commit.",
+		true, true), t.editNote)
+	addTool(t, write("restore_note", "Restore a note",
+		"Bring back a note from history: its bytes at commit from, or the blob revision, at path. Never overwrites: the "+
+			"path must not exist (archive or move the current note first). Use history or diff to find the commit. "+
+			"Returns the revision and commit.",
+		false, true), t.restoreNote)
+	addTool(t, write("capture", "Capture to the inbox",
+		"Append a quick thought to today's inbox note (<inbox>/YYYY-MM-DD.md, created when missing) as a new "+
+			"timestamped entry, optionally titled. Append-only: it never changes anything else, and never any other note. "+
+			"Use it when you do not know where something belongs yet. Returns the inbox note's path, revision and commit.",
+		false, false), t.capture)
+	addTool(t, write("file_note", "File a note",
+		"Create (or, with expected_revision, replace) a note and list it in its folder's _INDEX.md in the same commit: "+
+			"the index gets a line \"- [[name|Title]]\" (created with the folder's index when missing; left as it is when it "+
+			"already links to the note). Returns both revisions and the one commit.",
+		true, true), t.fileNote)
+	addTool(t, write("move_note", "Move a note",
+		"Move or rename a note and rewrite every link and typed edge to it in the vault, in one commit. Refused when "+
+			"the new name would change where other links resolve. Returns the commit and the notes whose links were rewritten.",
+		false, true), t.moveNote)
+	addTool(t, write("archive_note", "Archive a note",
+		"Remove a note from HEAD with a reason (archived, superseded, retracted); its bytes stay in history and "+
+			"restore_note brings it back. Nothing is ever deleted. Returns the commit and the links other notes have to it, "+
+			"which are left dangling.",
+		true, true), t.archiveNote)
+	addTool(t, write("link_notes", "Add a typed edge",
+		"Add a typed edge {to, type, why} to a note's frontmatter (edges:), in one commit. to is a path or wikilink name; "+
+			"type one of the vault's edge types (supports, contradicts, refines, depends_on, part_of, example_of, derived_from, "+
+			"supersedes, same_mechanism_as, analogous_to by default); why a sentence (20+ characters) saying why it holds. "+
+			"Returns the commit and the target's path.",
+		false, true), t.linkNotes)
+	addTool(t, write("unlink_notes", "Remove a typed edge",
+		"Remove the typed edges from a note to a target (of one type, or every type when type is empty), in one commit. "+
+			"Returns the commit and the target's path.",
+		true, true), t.unlinkNotes)
+}
+
+// writable refuses a write to an existing note the caller may not see.
+func (c *caller) writable(ctx context.Context, p note.Path) error {
+	if c.t.v.Revision(p) != "" && !c.visible(ctx, p) {
+		return errForbidden("%s is private: changing it needs the private scope, which %s does not hold", p, c.p.Name)
+	}
+	return nil
+}
+
+// tx starts a transaction by the caller.
+func (c *caller) tx(op repo.Op, message string, dry bool, changes ...repo.Change) repo.Tx {
+	return repo.Tx{Author: c.p.Author(), Roles: c.p.Roles(), Op: op, Message: strings.TrimSpace(message), DryRun: dry, Changes: changes}
+}
+
+// --- write_note ---
+
+// WriteNoteArgs are write_note's arguments.
+type WriteNoteArgs struct {
+	Path             string `json:"path" jsonschema:"the note's path, e.g. tech/bloom-filters.md"`
+	Content          string `json:"content" jsonschema:"the whole note: frontmatter and body"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read; omit to create a new note"`
+	Message          string `json:"message,omitempty" jsonschema:"commit subject (default: write PATH)"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (*WriteResult, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun,
+		repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}))
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", p, err)
+	}
+	out := writeResult(p, res)
+	return &out, nil
+}
+
+// --- edit_note ---
+
+// EditNoteArgs are edit_note's arguments.
+type EditNoteArgs struct {
+	Path             string `json:"path" jsonschema:"the note's path"`
+	Op               string `json:"op" jsonschema:"what to do,enum=append,enum=prepend,enum=replace_section,enum=find_replace"`
+	ExpectedRevision string `json:"expected_revision" jsonschema:"the revision you read (read_note)"`
+	Content          string `json:"content,omitempty" jsonschema:"the text to append or prepend, or the section's new content"`
+	Heading          string `json:"heading,omitempty" jsonschema:"replace_section: the heading (Heading, ## Heading, Parent/Child)"`
+	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find"`
+	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: what replaces it"`
+	Count            int    `json:"count,omitempty" jsonschema:"find_replace: how many times find must occur (default 1)"`
+	Message          string `json:"message,omitempty" jsonschema:"commit subject (default: edit PATH)"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*WriteResult, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch in.Op {
+	case "append", "prepend", "replace_section", "find_replace":
+	case "":
+		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
+	default:
+		return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
+	}
+	if in.ExpectedRevision == "" {
+		return nil, errInput("expected_revision is required: read the note first (read_note) and pass its revision")
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	blob, err := t.v.Read(ctx, p, "")
+	if err != nil {
+		return nil, fmt.Errorf("edit %s: %w", p, err)
+	}
+	if blob.Revision != repo.Revision(in.ExpectedRevision) {
+		return nil, fmt.Errorf("edit %s: %w", p, &repo.ConflictError{Path: p, Expected: repo.Revision(in.ExpectedRevision), Current: blob.Revision,
+			Reason: "the note changed since you read it"})
+	}
+	next, err := applyEdit(p, blob.Content, in)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.v.Apply(ctx, c.tx(repo.OpEdit, in.Message, in.DryRun,
+		repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: blob.Revision}))
+	if err != nil {
+		return nil, fmt.Errorf("edit %s: %w", p, err)
+	}
+	out := writeResult(p, res)
+	return &out, nil
+}
+
+// withNewline returns s ending in exactly the newline it has, or one added.
+func withNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// applyEdit computes the bytes of an edit_note operation.
+func applyEdit(p note.Path, raw []byte, in EditNoteArgs) ([]byte, error) {
+	switch in.Op {
+	case "append", "prepend", "replace_section":
+		if in.Find != "" || in.Replace != "" || in.Count != 0 {
+			return nil, errInput("find, replace and count belong to op=find_replace, not op=%s", in.Op)
+		}
+	}
+	switch in.Op {
+	case "append":
+		if in.Content == "" {
+			return nil, errInput("op=append needs content")
+		}
+		out := append([]byte(nil), raw...)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return append(out, withNewline(in.Content)...), nil
+	case "prepend":
+		if in.Content == "" {
+			return nil, errInput("op=prepend needs content")
+		}
+		at := 0
+		if n, err := note.Parse(p, raw); err == nil {
+			at = n.BodyStart
+		} else if body := bodyAfterFrontmatter(raw); body != nil {
+			at = len(raw) - len(body)
+		}
+		return concat(raw[:at], []byte(withNewline(in.Content)), raw[at:]), nil
+	case "replace_section":
+		if strings.TrimSpace(in.Heading) == "" {
+			return nil, errInput("op=replace_section needs heading")
+		}
+		n, err := note.Parse(p, raw)
+		if err != nil {
+			return nil, errInput("%s does not parse (%v), so its sections cannot be found: fix it with write_note", p, err)
+		}
+		s, e, ok := note.Section(n, in.Heading)
+		if !ok {
+			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, in.Heading, headingList(n, 40))
+		}
+		var h *note.Heading
+		for _, x := range n.Headings {
+			if x.Start == s {
+				h = x
+				break
+			}
+		}
+		lineEnd := bytes.IndexByte(raw[s:e], '\n')
+		keep := e // the heading line, kept
+		if lineEnd >= 0 {
+			keep = s + lineEnd + 1
+		}
+		content := withNewline(in.Content)
+		if h != nil && startsWithHeading(content, h) {
+			keep = s // content brings its own heading line
+		}
+		if keep == e && e == len(raw) && len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			return concat(raw, []byte("\n"), []byte(content)), nil
+		}
+		return concat(raw[:keep], []byte(content), raw[e:]), nil
+	case "find_replace":
+		if in.Content != "" || in.Heading != "" {
+			return nil, errInput("content and heading belong to the other ops, not op=find_replace")
+		}
+		if in.Find == "" {
+			return nil, errInput("op=find_replace needs find")
+		}
+		want := in.Count
+		if want < 0 {
+			return nil, errInput("count must be 1 or more, not %d", want)
+		}
+		if want == 0 {
+			want = 1
+		}
+		got := bytes.Count(raw, []byte(in.Find))
+		if got != want {
+			return nil, errInput("find occurs %d times in %s, not %d: make find longer so that it is unique, or pass count=%d to replace them all (nothing was written)",
+				got, p, want, got)
+		}
+		return bytes.ReplaceAll(raw, []byte(in.Find), []byte(in.Replace)), nil
+	case "":
+		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
+	}
+	return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
+}
+
+// startsWithHeading reports whether content's first line is heading h itself.
+func startsWithHeading(content string, h *note.Heading) bool {
+	first, _, _ := strings.Cut(content, "\n")
+	first = strings.TrimSpace(first)
+	level := 0
+	for level < len(first) && first[level] == '#' {
+		level++
+	}
+	return level == h.Level && strings.EqualFold(strings.TrimSpace(first[level:]), strings.TrimSpace(h.Text))
+}
+
+func concat(parts ...[]byte) []byte {
+	var out []byte
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// --- restore_note ---
+
+// RestoreNoteArgs are restore_note's arguments.
+type RestoreNoteArgs struct {
+	Path     string `json:"path" jsonschema:"where to restore the note (must not exist)"`
+	From     string `json:"from,omitempty" jsonschema:"the commit whose version of path to restore (id, HEAD~N)"`
+	Revision string `json:"revision,omitempty" jsonschema:"or: the blob revision to restore"`
+	Message  string `json:"message,omitempty" jsonschema:"commit subject"`
+	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArgs) (*WriteResult, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	if (in.From == "") == (in.Revision == "") {
+		return nil, errInput("give exactly one of from (a commit) and revision (a blob id)")
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
+		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
+	if err != nil {
+		return nil, fmt.Errorf("restore %s: %w", p, err)
+	}
+	out := writeResult(p, res)
+	return &out, nil
+}
+
+// --- capture ---
+
+// CaptureArgs are capture's arguments.
+type CaptureArgs struct {
+	Text   string `json:"text" jsonschema:"what to capture (Markdown)"`
+	Title  string `json:"title,omitempty" jsonschema:"a short title for the entry"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+// CaptureResult is capture's answer.
+type CaptureResult struct {
+	WriteResult
+	// Created: today's inbox note did not exist and was created.
+	Created bool `json:"created"`
+}
+
+func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*CaptureResult, error) {
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return nil, errInput("text is required")
+	}
+	if len(in.Text) > maxCaptureBytes {
+		return nil, errInput("text is %d bytes; a capture takes at most %d: write a note instead", len(in.Text), maxCaptureBytes)
+	}
+	title := strings.Join(strings.Fields(in.Title), " ")
+	now := t.now().UTC()
+	day := now.Format("2006-01-02")
+	inbox := strings.Trim(c.cfg.Inbox, "/")
+	p := note.Path(day + ".md")
+	if inbox != "" {
+		p = note.Path(inbox + "/" + day + ".md")
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	heading := "## " + now.Format("15:04:05") + " UTC"
+	if title != "" {
+		heading += " · " + title
+	}
+	entry := "\n" + heading + "\n\n" + text + "\n"
+	// Captures of the same day race for one note: on a conflict, take the new
+	// current bytes and append again (append-only, so nothing can be lost).
+	for attempt := 0; ; attempt++ {
+		var old []byte
+		rev := t.v.Revision(p)
+		created := rev == ""
+		if !created {
+			b, err := t.v.ReadRevision(ctx, rev)
+			if err != nil {
+				return nil, fmt.Errorf("capture %s: %w", p, err)
+			}
+			old = b
+		} else {
+			old = fmt.Appendf(nil, "---\ntitle: Inbox %s\ntype: inbox\nstatus: active\ntags: [inbox, capture]\nupdated: %s\n---\n# Inbox %s\n", day, day, day)
+		}
+		next := append([]byte(nil), old...)
+		if len(next) > 0 && next[len(next)-1] != '\n' {
+			next = append(next, '\n')
+		}
+		next = append(next, entry...)
+		msg := "capture " + string(p)
+		if title != "" {
+			msg += ": " + title
+		}
+		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, msg, in.DryRun,
+			repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}))
+		if errors.Is(err, repo.ErrConflict) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("capture %s: %w", p, err)
+		}
+		return &CaptureResult{WriteResult: writeResult(p, res), Created: created}, nil
+	}
+}
+
+// --- file_note ---
+
+// FileNoteArgs are file_note's arguments.
+type FileNoteArgs struct {
+	Path             string `json:"path" jsonschema:"the note's path; its folder's _INDEX.md lists it"`
+	Content          string `json:"content" jsonschema:"the whole note: frontmatter and body"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read, to replace an existing note; omit to create"`
+	Title            string `json:"title,omitempty" jsonschema:"the text of the index entry (default: the note's title)"`
+	Message          string `json:"message,omitempty" jsonschema:"commit subject"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+// FileNoteResult is file_note's answer.
+type FileNoteResult struct {
+	WriteResult
+	Index         note.Path     `json:"index"`
+	IndexRevision repo.Revision `json:"index_revision"`
+	// IndexChanged is false when the index already linked to the note.
+	IndexChanged bool `json:"index_changed"`
+}
+
+const indexName = "_INDEX.md"
+
+func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*FileNoteResult, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	folder := p.Folder()
+	idx := note.Path(indexName)
+	if folder != "" {
+		idx = note.Path(folder + "/" + indexName)
+	}
+	if strings.EqualFold(string(p), string(idx)) {
+		return nil, errInput("%s is the folder's index itself: write it with write_note", p)
+	}
+	for _, q := range []note.Path{p, idx} {
+		if err := c.writable(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	stem := note.Stem(p)
+	title := strings.Join(strings.Fields(in.Title), " ")
+	if title == "" {
+		title = stem
+		if n, err := note.Parse(p, []byte(in.Content)); err == nil {
+			title = n.Title
+		}
+	}
+	link := "[[" + stem + "]]"
+	if title != stem {
+		link = "[[" + stem + "|" + title + "]]"
+	}
+	changes := []repo.Change{{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}}
+	idxRev := t.v.Revision(idx)
+	var idxNew []byte
+	if idxRev == "" {
+		day := t.now().UTC().Format("2006-01-02")
+		name := folder
+		if name == "" {
+			name = "Vault"
+		}
+		idxNew = fmt.Appendf(nil, "---\ntitle: %s index\ntype: index\nstatus: active\ntags: [index, map-of-content]\nupdated: %s\n---\n# %s index\n\n- %s\n",
+			yamlScalar(name), day, name, link)
+	} else {
+		old, err := t.v.ReadRevision(ctx, idxRev)
+		if err != nil {
+			return nil, fmt.Errorf("file %s: %w", p, err)
+		}
+		if !indexLinks(idx, old, p, title) {
+			idxNew = append([]byte(nil), old...)
+			if len(idxNew) > 0 && idxNew[len(idxNew)-1] != '\n' {
+				idxNew = append(idxNew, '\n')
+			}
+			idxNew = append(idxNew, "- "+link+"\n"...)
+		}
+	}
+	if idxNew != nil {
+		changes = append(changes, repo.Change{Kind: repo.Put, Path: idx, Content: idxNew, ExpectedRevision: idxRev})
+	}
+	msg := in.Message
+	if strings.TrimSpace(msg) == "" {
+		msg = fmt.Sprintf("file %s in %s", p, idx)
+	}
+	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %w", p, err)
+	}
+	out := &FileNoteResult{WriteResult: writeResult(p, res), Index: idx, IndexRevision: idxRev, IndexChanged: idxNew != nil}
+	for _, ch := range res.Changes {
+		if ch.Path == idx {
+			out.IndexRevision = ch.Revision
+		}
+	}
+	return out, nil
+}
+
+// indexLinks reports whether the index already has a wikilink naming the note at p
+// (by path, file name or title).
+func indexLinks(idx note.Path, raw []byte, p note.Path, title string) bool {
+	n, err := note.Parse(idx, raw)
+	if err != nil {
+		return false
+	}
+	names := []string{string(p), strings.TrimSuffix(string(p), ".md"), note.Stem(p), title}
+	if rel, ok := strings.CutPrefix(string(p), idx.Folder()+"/"); ok {
+		names = append(names, rel, strings.TrimSuffix(rel, ".md"))
+	}
+	for _, l := range n.Links {
+		for _, name := range names {
+			if strings.EqualFold(strings.TrimSpace(l.Target), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// yamlScalar quotes s for YAML when it is not a safe plain scalar.
+func yamlScalar(s string) string {
+	plain := s != "" && !strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") && strings.TrimSpace(s) == s
+	if plain {
+		return s
+	}
+	return "\"" + strings.NewReplacer("\\", "\\\\", "\"", "\\\"").Replace(s) + "\""
+}
+
+// --- move_note, archive_note ---
+
+// MoveNoteArgs are move_note's arguments.
+type MoveNoteArgs struct {
+	From             string `json:"from" jsonschema:"the note's path now"`
+	To               string `json:"to" jsonschema:"its new path (must not exist)"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision of from you read"`
+	Message          string `json:"message,omitempty" jsonschema:"commit subject"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+// MoveNoteResult is move_note's answer.
+type MoveNoteResult struct {
+	WriteResult
+	// Rewritten are the notes whose links were rewritten (by their path after the move).
+	Rewritten []note.Path `json:"rewritten"`
+}
+
+func (t *mcpTools) moveNote(ctx context.Context, c *caller, in MoveNoteArgs) (*MoveNoteResult, error) {
+	from, err := notePathArg("from", in.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := notePathArg("to", in.To)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.writable(ctx, from); err != nil {
+		return nil, err
+	}
+	res, err := t.v.MoveNote(ctx, MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	out := &MoveNoteResult{WriteResult: writeResult(to, res.Result), Rewritten: []note.Path{}}
+	for _, r := range res.Rewritten {
+		if c.visible(ctx, r) {
+			out.Rewritten = append(out.Rewritten, r)
+		}
+	}
+	return out, nil
+}
+
+// ArchiveNoteArgs are archive_note's arguments.
+type ArchiveNoteArgs struct {
+	Path             string `json:"path" jsonschema:"the note to archive"`
+	Reason           string `json:"reason" jsonschema:"why,enum=archived,enum=superseded,enum=retracted"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read"`
+	Message          string `json:"message,omitempty" jsonschema:"commit subject"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything and list the links left dangling, write nothing"`
+}
+
+// ArchiveNoteResult is archive_note's answer.
+type ArchiveNoteResult struct {
+	WriteResult
+	// Dangling are the links other notes have to the archived note.
+	Dangling []LinkRef `json:"dangling"`
+}
+
+func (t *mcpTools) archiveNote(ctx context.Context, c *caller, in ArchiveNoteArgs) (*ArchiveNoteResult, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	reason := repo.Reason(in.Reason)
+	if !reason.Valid() {
+		return nil, errInput("reason must be archived, superseded or retracted, not %q", in.Reason)
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	res, err := t.v.ArchiveNote(ctx, ArchiveRequest{Path: p, Reason: reason, ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	out := &ArchiveNoteResult{WriteResult: writeResult(p, res.Result), Dangling: []LinkRef{}}
+	for _, l := range res.Dangling {
+		if c.visible(ctx, l.From) {
+			out.Dangling = append(out.Dangling, l)
+		}
+	}
+	return out, nil
+}
+
+// --- link_notes, unlink_notes ---
+
+// LinkNotesArgs are link_notes' arguments.
+type LinkNotesArgs struct {
+	From             string `json:"from" jsonschema:"the note that gets the edge"`
+	To               string `json:"to" jsonschema:"the target: a path or a wikilink name"`
+	Type             string `json:"type" jsonschema:"the edge type, e.g. supports, refines, depends_on"`
+	Why              string `json:"why" jsonschema:"why the edge holds, in a sentence (20+ characters)"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision of from you read"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+// UnlinkNotesArgs are unlink_notes' arguments.
+type UnlinkNotesArgs struct {
+	From             string `json:"from" jsonschema:"the note that has the edge"`
+	To               string `json:"to" jsonschema:"the target: a path or a wikilink name"`
+	Type             string `json:"type,omitempty" jsonschema:"only edges of this type (default: every edge to the target)"`
+	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision of from you read"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+}
+
+// EdgeWriteResult is link_notes' and unlink_notes' answer.
+type EdgeWriteResult struct {
+	WriteResult
+	// Target is the note the edge points at ("" when it no longer resolves).
+	Target note.Path `json:"target"`
+}
+
+func (t *mcpTools) linkNotes(ctx context.Context, c *caller, in LinkNotesArgs) (*EdgeWriteResult, error) {
+	return t.edge(ctx, c, t.v.LinkNotes, in.From, EdgeRequest{To: in.To, Type: in.Type, Why: in.Why,
+		ExpectedRevision: repo.Revision(in.ExpectedRevision), DryRun: in.DryRun})
+}
+
+func (t *mcpTools) unlinkNotes(ctx context.Context, c *caller, in UnlinkNotesArgs) (*EdgeWriteResult, error) {
+	return t.edge(ctx, c, t.v.UnlinkNotes, in.From, EdgeRequest{To: in.To, Type: in.Type,
+		ExpectedRevision: repo.Revision(in.ExpectedRevision), DryRun: in.DryRun})
+}
+
+// edge runs LinkNotes or UnlinkNotes for the caller. A caller without the private
+// scope may not name a note it cannot see as the target: a dry run finds the
+// target first, so that nothing is written when it is hidden.
+func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context, EdgeRequest) (*EdgeResult, error), from string, r EdgeRequest) (*EdgeWriteResult, error) {
+	p, err := notePathArg("from", from)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.To) == "" {
+		return nil, errInput("to is required: a path or a wikilink name")
+	}
+	if err := c.writable(ctx, p); err != nil {
+		return nil, err
+	}
+	r.From, r.Author, r.Roles = p, c.p.Author(), c.p.Roles()
+	if !c.all && !r.DryRun {
+		dry := r
+		dry.DryRun = true
+		res, err := do(ctx, dry)
+		if err != nil {
+			return nil, err
+		}
+		if res.Target != "" && !c.visible(ctx, res.Target) {
+			return nil, errInvisible(note.Path(r.To))
+		}
+	}
+	res, err := do(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if res.Target != "" && !c.visible(ctx, res.Target) {
+		return nil, errInvisible(note.Path(r.To))
+	}
+	return &EdgeWriteResult{WriteResult: writeResult(p, res.Result), Target: res.Target}, nil
+}

@@ -1,0 +1,356 @@
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// onDisk returns the working-tree bytes of p.
+func onDisk(t *testing.T, v *server.Vault, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(v.Dir(), filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// changedPaths lists the paths HEAD's commit changed, by git.
+func changedPaths(t *testing.T, v *server.Vault) []string {
+	t.Helper()
+	return strings.Fields(mcpGit(t, v.Dir(), "show", "--name-only", "--format=", "HEAD"))
+}
+
+func TestMCP_WriteNote(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, true)
+	content := "---\ntitle: New\n---\n# New\nBody.\n"
+	var w server.WriteResult
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/new.md", "content": content}, &w)
+	if w.Path != "tech/new.md" || w.Revision != v.Revision("tech/new.md") || w.Commit != v.Head() || w.DryRun || len(w.Changes) != 1 {
+		t.Fatalf("create: %+v", w)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpWrite)
+	if onDisk(t, v, "tech/new.md") != content || mcpGit(t, v.Dir(), "rev-parse", "HEAD") != string(w.Commit) {
+		t.Fatal("git and the working tree disagree with the result")
+	}
+
+	// A create over an existing note is a conflict naming the current revision.
+	te := wantError(t, c, ctx, "write_note", map[string]any{"path": "tech/new.md", "content": "# Other\n"}, server.CodeConflict, server.ClassRetryable)
+	if te.CurrentRevision != w.Revision || te.Path != "tech/new.md" || !strings.Contains(te.Message, "expected_revision="+string(w.Revision)) {
+		t.Fatalf("conflict: %+v", te)
+	}
+	var w2 server.WriteResult
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/new.md", "content": content + "More.\n", "expected_revision": string(w.Revision)}, &w2)
+	te = wantError(t, c, ctx, "write_note", map[string]any{"path": "tech/new.md", "content": "# Lost\n", "expected_revision": string(w.Revision)}, server.CodeConflict, server.ClassRetryable)
+	if te.CurrentRevision != w2.Revision || te.ExpectedRevision != w.Revision || !strings.Contains(te.Message, "merge") {
+		t.Fatalf("stale update: %+v", te)
+	}
+	te = wantError(t, c, ctx, "write_note", map[string]any{"path": "tech/gone.md", "content": "# Gone\n", "expected_revision": string(w.Revision)}, server.CodeConflict, server.ClassRetryable)
+	if te.CurrentRevision != "" || !strings.Contains(te.Message, "does not exist") {
+		t.Fatalf("update of a missing note: %+v", te)
+	}
+
+	// A dry run reports and writes nothing.
+	head, count := v.Head(), commitCount(t, v)
+	var dry server.WriteResult
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/new.md", "content": "# Dry\n", "expected_revision": string(w2.Revision), "dry_run": true}, &dry)
+	if !dry.DryRun || dry.Commit != "" || dry.Revision == "" || dry.Revision == w2.Revision || v.Head() != head || commitCount(t, v) != count ||
+		onDisk(t, v, "tech/new.md") != content+"More.\n" {
+		t.Fatalf("dry run: %+v", dry)
+	}
+
+	// A gate rejection lists every violation with its rule and line.
+	te = wantError(t, c, ctx, "write_note", map[string]any{"path": "tech/bad.md", "content": "---\ntags: [Bad Tag]\n---\n# Bad\nno newline"}, server.CodeGateRejected, server.ClassFixInput)
+	var rules []string
+	for _, viol := range te.Violations {
+		rules = append(rules, viol.Rule)
+		if viol.Rule == "tags-format" && (viol.Line != 2 || viol.Path != "tech/bad.md") {
+			t.Fatalf("violation: %+v", viol)
+		}
+	}
+	if !slices.Contains(rules, "tags-format") || !slices.Contains(rules, "final-newline") || !strings.Contains(te.Message, "[tags-format] tech/bad.md:2") {
+		t.Fatalf("rejection: %+v", te)
+	}
+	wantError(t, c, ctx, "write_note", map[string]any{"path": "tech/notes.txt", "content": "x\n"}, server.CodeGateRejected, server.ClassFixInput)
+	if commitCount(t, v) != count || mcpGit(t, v.Dir(), "status", "--porcelain") != "" {
+		t.Fatal("a refused write changed the vault")
+	}
+
+	// The owner writes as the owner.
+	oc, octx := e.connect(&mcpOwner, true)
+	mustCall(t, oc, octx, "write_note", map[string]any{"path": "mine.md", "content": "# Mine\n"}, nil)
+	assertCommitted(t, v, "Ada", "ada@example.com", repo.OpWrite)
+}
+
+func TestMCP_EditNote(t *testing.T) {
+	v, e := newMCPEnv(t, map[string]string{"e.md": "# E\n\n## One\nx x\n\n## Two\ny\n", "fm.md": "---\ntitle: F\n---\n# F\n"})
+	c, ctx := e.connect(&mcpAgent, false)
+	rev := string(v.Revision("e.md"))
+	steps := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"op": "append", "content": "z"}, "# E\n\n## One\nx x\n\n## Two\ny\nz\n"},
+		{map[string]any{"op": "prepend", "content": "top"}, "top\n# E\n\n## One\nx x\n\n## Two\ny\nz\n"},
+		{map[string]any{"op": "replace_section", "heading": "One", "content": "one body\n"}, "top\n# E\n\n## One\none body\n## Two\ny\nz\n"},
+		{map[string]any{"op": "replace_section", "heading": "## Two", "content": "## Two\nnew two"}, "top\n# E\n\n## One\none body\n## Two\nnew two\n"},
+		{map[string]any{"op": "find_replace", "find": "new two", "replace": "second"}, "top\n# E\n\n## One\none body\n## Two\nsecond\n"},
+		{map[string]any{"op": "find_replace", "find": "o", "replace": "0", "count": 5}, "t0p\n# E\n\n## One\n0ne b0dy\n## Tw0\nsec0nd\n"},
+	}
+	for _, s := range steps {
+		s.args["path"], s.args["expected_revision"] = "e.md", rev
+		var w server.WriteResult
+		mustCall(t, c, ctx, "edit_note", s.args, &w)
+		if got := onDisk(t, v, "e.md"); got != s.want || w.Revision != v.Revision("e.md") {
+			t.Fatalf("%v:\n%q\nwant\n%q", s.args, got, s.want)
+		}
+		assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpEdit)
+		rev = string(w.Revision)
+	}
+	var w server.WriteResult
+	mustCall(t, c, ctx, "edit_note", map[string]any{"path": "fm.md", "op": "prepend", "content": "Lead.\n", "expected_revision": string(v.Revision("fm.md"))}, &w)
+	if got := onDisk(t, v, "fm.md"); got != "---\ntitle: F\n---\nLead.\n# F\n" {
+		t.Fatalf("prepend after frontmatter: %q", got)
+	}
+
+	count := commitCount(t, v)
+	te := wantError(t, c, ctx, "edit_note", map[string]any{"path": "e.md", "op": "find_replace", "find": "e", "replace": "E", "expected_revision": rev}, server.CodeInvalidInput, server.ClassFixInput)
+	if !strings.Contains(te.Message, "occurs 3 times") || !strings.Contains(te.Message, "count=3") {
+		t.Fatalf("find_replace count: %s", te.Message)
+	}
+	wantError(t, c, ctx, "edit_note", map[string]any{"path": "e.md", "op": "find_replace", "find": "absent", "replace": "x", "expected_revision": rev}, server.CodeInvalidInput, server.ClassFixInput)
+	wantError(t, c, ctx, "edit_note", map[string]any{"path": "e.md", "op": "replace_section", "heading": "Three", "content": "x", "expected_revision": rev}, server.CodeNotFound, server.ClassFixInput)
+	wantError(t, c, ctx, "edit_note", map[string]any{"path": "e.md", "op": "append", "content": "x", "find": "y", "expected_revision": rev}, server.CodeInvalidInput, server.ClassFixInput)
+	wantError(t, c, ctx, "edit_note", map[string]any{"path": "nope.md", "op": "append", "content": "x", "expected_revision": rev}, server.CodeNotFound, server.ClassFixInput)
+	te = wantError(t, c, ctx, "edit_note", map[string]any{"path": "e.md", "op": "append", "content": "x", "expected_revision": string(w.Revision)}, server.CodeConflict, server.ClassRetryable)
+	if te.CurrentRevision != repo.Revision(rev) {
+		t.Fatalf("stale edit: %+v", te)
+	}
+	if commitCount(t, v) != count || mcpGit(t, v.Dir(), "status", "--porcelain") != "" {
+		t.Fatal("a refused edit changed the vault")
+	}
+}
+
+func TestMCP_ArchiveAndRestore(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	old := v.Revision("tech/cms.md")
+	var a server.ArchiveNoteResult
+	mustCall(t, c, ctx, "archive_note", map[string]any{"path": "tech/cms.md", "reason": "superseded", "expected_revision": string(old)}, &a)
+	if a.Revision != "" || a.Commit != v.Head() || len(a.Dangling) != 1 || a.Dangling[0].From != "tech/bloom.md" || v.Revision("tech/cms.md") != "" {
+		t.Fatalf("archive: %+v", a)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpArchive)
+	if body := mcpGit(t, v.Dir(), "log", "-1", "--format=%B"); !strings.Contains(body, "Norn-Reason: superseded") {
+		t.Fatalf("no reason trailer:\n%s", body)
+	}
+	if _, err := os.Stat(filepath.Join(v.Dir(), "tech", "cms.md")); !os.IsNotExist(err) {
+		t.Fatal("archived note still on disk")
+	}
+	wantError(t, c, ctx, "archive_note", map[string]any{"path": "tech/cms.md", "reason": "archived"}, server.CodeNotFound, server.ClassFixInput)
+
+	var r server.WriteResult
+	mustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/cms.md", "from": "HEAD~1"}, &r)
+	if r.Revision != old || onDisk(t, v, "tech/cms.md") != mcpFixture["tech/cms.md"] {
+		t.Fatalf("restore: %+v", r)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpRestore)
+	te := wantError(t, c, ctx, "restore_note", map[string]any{"path": "tech/cms.md", "from": "HEAD~2"}, server.CodeConflict, server.ClassRetryable)
+	if te.CurrentRevision != old {
+		t.Fatalf("restore over a note: %+v", te)
+	}
+	mustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/cms-copy.md", "revision": string(old)}, &r)
+	if onDisk(t, v, "tech/cms-copy.md") != mcpFixture["tech/cms.md"] {
+		t.Fatal("restore by revision")
+	}
+	wantError(t, c, ctx, "restore_note", map[string]any{"path": "x.md", "from": "no-such-commit"}, server.CodeNotFound, server.ClassFixInput)
+}
+
+func TestMCP_MoveAndLink(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	var m server.MoveNoteResult
+	mustCall(t, c, ctx, "move_note", map[string]any{"from": "tech/cms.md", "to": "tech/count-min.md"}, &m)
+	if m.Path != "tech/count-min.md" || m.Revision != v.Revision("tech/count-min.md") || !slices.Equal(m.Rewritten, []note.Path{"tech/bloom.md"}) ||
+		!strings.Contains(onDisk(t, v, "tech/bloom.md"), "[[count-min]]") {
+		t.Fatalf("move: %+v", m)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpMove)
+	wantError(t, c, ctx, "move_note", map[string]any{"from": "tech/cms.md", "to": "tech/x.md"}, server.CodeNotFound, server.ClassFixInput)
+	wantError(t, c, ctx, "move_note", map[string]any{"from": "tech/count-min.md", "to": "tech/bloom.md"}, server.CodeConflict, server.ClassRetryable)
+
+	why := "Both hash items into a small array and trade exactness for memory."
+	var l server.EdgeWriteResult
+	mustCall(t, c, ctx, "link_notes", map[string]any{"from": "tech/bloom.md", "to": "Count-min sketch", "type": "same_mechanism_as", "why": why}, &l)
+	if l.Target != "tech/count-min.md" || !strings.Contains(onDisk(t, v, "tech/bloom.md"), "type: same_mechanism_as") {
+		t.Fatalf("link: %+v", l)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpLink)
+	count := commitCount(t, v)
+	te := wantError(t, c, ctx, "link_notes", map[string]any{"from": "tech/bloom.md", "to": "README", "type": "resembles", "why": why}, server.CodeGateRejected, server.ClassFixInput)
+	if len(te.Violations) == 0 || te.Violations[0].Rule != "edge-type-unknown" {
+		t.Fatalf("unknown type: %+v", te)
+	}
+	// A note the caller cannot see is not a target.
+	te = wantError(t, c, ctx, "link_notes", map[string]any{"from": "tech/bloom.md", "to": "Secret plan", "type": "supports", "why": why}, server.CodeNotFound, server.ClassFixInput)
+	if strings.Contains(te.Message, "secret.md") {
+		t.Fatalf("the error names the private note: %s", te.Message)
+	}
+	if commitCount(t, v) != count {
+		t.Fatal("a refused link changed the vault")
+	}
+	var u server.EdgeWriteResult
+	mustCall(t, c, ctx, "unlink_notes", map[string]any{"from": "tech/bloom.md", "to": "tech/count-min.md"}, &u)
+	if u.Target != "tech/count-min.md" || strings.Contains(onDisk(t, v, "tech/bloom.md"), "same_mechanism_as") {
+		t.Fatalf("unlink: %+v", u)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpLink)
+	wantError(t, c, ctx, "unlink_notes", map[string]any{"from": "tech/bloom.md", "to": "tech/count-min.md"}, server.CodeNotFound, server.ClassFixInput)
+}
+
+func TestMCP_CaptureIsAppendOnly(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	before := time.Now().UTC().Format("2006-01-02")
+	var r1 server.CaptureResult
+	mustCall(t, c, ctx, "capture", map[string]any{"text": "remember the milk", "title": "Groceries"}, &r1)
+	after := time.Now().UTC().Format("2006-01-02")
+	if r1.Path != note.Path("inbox/"+before+".md") && r1.Path != note.Path("inbox/"+after+".md") || !r1.Created {
+		t.Fatalf("capture path: %+v", r1)
+	}
+	p := string(r1.Path)
+	first := onDisk(t, v, p)
+	if !strings.HasPrefix(first, "---\ntitle: Inbox ") || !strings.Contains(first, " UTC · Groceries\n\nremember the milk\n") {
+		t.Fatalf("inbox note:\n%s", first)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpCapture)
+	if got := changedPaths(t, v); !slices.Equal(got, []string{p}) {
+		t.Fatalf("capture touched %v", got)
+	}
+	others := map[string]string{}
+	for f := range mcpFixture {
+		others[f] = onDisk(t, v, f)
+	}
+	var r2 server.CaptureResult
+	mustCall(t, c, ctx, "capture", map[string]any{"text": "and the eggs"}, &r2)
+	second := onDisk(t, v, p)
+	if r2.Created || r2.Path != r1.Path || !strings.HasPrefix(second, first) || !strings.HasSuffix(second, "\n\nand the eggs\n") {
+		t.Fatalf("second capture:\n%s", second)
+	}
+	if got := changedPaths(t, v); !slices.Equal(got, []string{p}) {
+		t.Fatalf("capture touched %v", got)
+	}
+	for f, b := range others {
+		if onDisk(t, v, f) != b {
+			t.Fatalf("capture changed %s", f)
+		}
+	}
+	// No argument can point a capture elsewhere.
+	count := commitCount(t, v)
+	for _, args := range []map[string]any{
+		{"text": "x", "path": "tech/bloom.md"},
+		{"text": "x", "folder": "tech"},
+		{"text": "x", "expected_revision": string(v.Revision("tech/bloom.md"))},
+	} {
+		wantError(t, c, ctx, "capture", args, server.CodeInvalidInput, server.ClassFixInput)
+	}
+	var title server.CaptureResult
+	mustCall(t, c, ctx, "capture", map[string]any{"text": "t", "title": "../../tech/bloom.md"}, &title)
+	if title.Path != r1.Path || onDisk(t, v, "tech/bloom.md") != mcpFixture["tech/bloom.md"] || commitCount(t, v) == count {
+		t.Fatalf("a title is text, not a path: %+v", title)
+	}
+}
+
+func TestMCP_FileNoteIsOneCommit(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	count := commitCount(t, v)
+	var f server.FileNoteResult
+	mustCall(t, c, ctx, "file_note", map[string]any{"path": "tech/hll.md", "content": "---\ntitle: HyperLogLog\n---\n# HyperLogLog\n"}, &f)
+	if got := commitCount(t, v); got == count || mcpGit(t, v.Dir(), "rev-list", "--count", "HEAD~1") != count {
+		t.Fatalf("file_note made %s commits after %s", got, count)
+	}
+	if got := changedPaths(t, v); !slices.Equal(got, []string{"tech/_INDEX.md", "tech/hll.md"}) {
+		t.Fatalf("file_note touched %v", got)
+	}
+	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpWrite)
+	idx := onDisk(t, v, "tech/_INDEX.md")
+	if !f.IndexChanged || f.Index != "tech/_INDEX.md" || f.IndexRevision != v.Revision("tech/_INDEX.md") || f.Revision != v.Revision("tech/hll.md") ||
+		!strings.HasPrefix(idx, "---\ntitle: tech index\n") || !strings.HasSuffix(idx, "\n- [[hll|HyperLogLog]]\n") {
+		t.Fatalf("file_note: %+v\n%s", f, idx)
+	}
+	mustCall(t, c, ctx, "file_note", map[string]any{"path": "tech/tdigest.md", "content": "# t-digest\n", "title": "T-digest sketch"}, &f)
+	if got := changedPaths(t, v); !slices.Equal(got, []string{"tech/_INDEX.md", "tech/tdigest.md"}) {
+		t.Fatalf("second file_note touched %v", got)
+	}
+	if got := onDisk(t, v, "tech/_INDEX.md"); got != idx+"- [[tdigest|T-digest sketch]]\n" {
+		t.Fatalf("index after the second note:\n%s", got)
+	}
+	// The index already lists the note: only the note changes.
+	mustCall(t, c, ctx, "file_note", map[string]any{"path": "tech/hll.md", "content": "---\ntitle: HyperLogLog\n---\n# HyperLogLog\nCardinality.\n",
+		"expected_revision": string(v.Revision("tech/hll.md"))}, &f)
+	if f.IndexChanged || !slices.Equal(changedPaths(t, v), []string{"tech/hll.md"}) {
+		t.Fatalf("update of a listed note: %+v", f)
+	}
+	// A rejected note leaves the index alone too.
+	count = commitCount(t, v)
+	wantError(t, c, ctx, "file_note", map[string]any{"path": "tech/bad.md", "content": "# Bad"}, server.CodeGateRejected, server.ClassFixInput)
+	if commitCount(t, v) != count || strings.Contains(onDisk(t, v, "tech/_INDEX.md"), "bad") || mcpGit(t, v.Dir(), "status", "--porcelain") != "" {
+		t.Fatal("a rejected file_note changed the vault")
+	}
+	// At the root, the root index.
+	mustCall(t, c, ctx, "file_note", map[string]any{"path": "top.md", "content": "# Top\n"}, &f)
+	if f.Index != "_INDEX.md" || !slices.Equal(changedPaths(t, v), []string{"_INDEX.md", "top.md"}) {
+		t.Fatalf("root: %+v", f)
+	}
+}
+
+func TestMCP_PrivateNotesAreNotWritableWithoutScope(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	count := commitCount(t, v)
+	rev := string(v.Revision("tech/secret.md"))
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_note", map[string]any{"path": "tech/secret.md", "content": "# Mine now\n", "expected_revision": rev}},
+		{"edit_note", map[string]any{"path": "personal-notes/diary.md", "op": "append", "content": "x", "expected_revision": string(v.Revision("personal-notes/diary.md"))}},
+		{"archive_note", map[string]any{"path": "tech/secret.md", "reason": "archived"}},
+		{"move_note", map[string]any{"from": "personal-notes/diary.md", "to": "diary.md"}},
+		{"link_notes", map[string]any{"from": "tech/secret.md", "to": "README", "type": "supports", "why": "Because it explains where to begin reading."}},
+	} {
+		te := wantError(t, c, ctx, tc.tool, tc.args, server.CodeForbidden, server.ClassFatal)
+		if !strings.Contains(te.Message, "private scope") {
+			t.Errorf("%s: %s", tc.tool, te.Message)
+		}
+	}
+	if commitCount(t, v) != count {
+		t.Fatal("a refused write changed the vault")
+	}
+	tc, tctx := e.connect(&mcpTrusted, false)
+	mustCall(t, tc, tctx, "edit_note", map[string]any{"path": "personal-notes/diary.md", "op": "append", "content": "Trusted was here.",
+		"expected_revision": string(v.Revision("personal-notes/diary.md"))}, nil)
+	assertCommitted(t, v, "trusted", "trusted@norn.invalid", repo.OpEdit)
+}
+
+func TestMCP_ClosedVaultIsRetryable(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	if err := v.Vault.Close(); err != nil {
+		t.Fatal(err)
+	}
+	te := wantError(t, c, ctx, "write_note", map[string]any{"path": "late.md", "content": "# Late\n"}, server.CodeClosed, server.ClassRetryable)
+	if !strings.Contains(te.Message, "retry") {
+		t.Fatalf("closed: %s", te.Message)
+	}
+}
