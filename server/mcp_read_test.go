@@ -296,7 +296,7 @@ func TestMCP_HistoryAndDiff(t *testing.T) {
 	wantError(t, c, ctx, "diff", map[string]any{"from": "nope"}, server.CodeNotFound, server.ClassFixInput)
 }
 
-func TestUnifiedDiffShapes(t *testing.T) {
+func TestMCP_DiffShapes(t *testing.T) {
 	// Whole-file cases through the tool: a create and lines added at the start.
 	v, e := newMCPEnv(t, map[string]string{"n.md": "# N\nb\nc\n"})
 	c, ctx := e.connect(&mcpOwner, false)

@@ -240,17 +240,6 @@ func (s *subscriptions) remove(match func(subKey) bool) {
 	}
 }
 
-// count returns how many subscriptions there are (for tests and logs).
-func (s *subscriptions) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, m := range s.byPath {
-		n += len(m)
-	}
-	return n
-}
-
 // onCommit runs on the committer: it diffs each commit against its first parent
 // (a tree diff of the changed folders only) and sends, without blocking, one
 // notification per changed subscribed note to each subscriber that may see it.

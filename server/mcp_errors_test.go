@@ -1,0 +1,96 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+func TestMCP_ToolErrorFrom(t *testing.T) {
+	conflict := fmt.Errorf("write a.md: %w", &repo.ConflictError{Path: "a.md", Expected: "e1", Current: "c2", Reason: "changed"})
+	rejected := fmt.Errorf("write a.md: %w: %w", repo.ErrRejected, &hooks.Rejection{Violations: []hooks.Violation{{Rule: "final-newline", Path: "a.md", Line: 3, Message: "add one"}}})
+	for _, tc := range []struct {
+		err   error
+		class server.ErrorClass
+		code  server.ErrorCode
+		in    string
+	}{
+		{conflict, server.ClassRetryable, server.CodeConflict, "expected_revision=c2"},
+		{fmt.Errorf("x: %w", &repo.ConflictError{Reason: "the branch moved"}), server.ClassRetryable, server.CodeConflict, "retry the call"},
+		{rejected, server.ClassFixInput, server.CodeGateRejected, "[final-newline] a.md:3: add one"},
+		{fmt.Errorf("read: %w: no a.md", repo.ErrNotFound), server.ClassFixInput, server.CodeNotFound, "no a.md"},
+		{fmt.Errorf("write: %w: bad path", repo.ErrInvalid), server.ClassFixInput, server.CodeInvalidInput, "bad path"},
+		{&note.ParseError{Path: "a.md", Line: 2, Rule: note.RuleYAMLSyntax, Msg: "bad"}, server.ClassFixInput, server.CodeInvalidInput, "yaml-syntax"},
+		{repo.ErrClosed, server.ClassRetryable, server.CodeClosed, "retry"},
+		{context.DeadlineExceeded, server.ClassRetryable, server.CodeInternal, "retry"},
+		{errors.New("disk on fire"), server.ClassFatal, server.CodeInternal, "disk on fire"},
+	} {
+		te := server.ToolErrorFrom(tc.err, nil)
+		if te.Class != tc.class || te.Code != tc.code || !strings.Contains(te.Message, tc.in) {
+			t.Errorf("%v: %+v", tc.err, te)
+		}
+	}
+	te := server.ToolErrorFrom(conflict, nil)
+	if te.Path != "a.md" || te.CurrentRevision != "c2" || te.ExpectedRevision != "e1" {
+		t.Fatalf("conflict detail: %+v", te)
+	}
+	if te := server.ToolErrorFrom(rejected, nil); len(te.Violations) != 1 || te.Violations[0].Line != 3 {
+		t.Fatalf("violations: %+v", te)
+	}
+	hidden := server.ToolErrorFrom(conflict, func(p note.Path) bool { return p == "a.md" })
+	if hidden.Path != "" || hidden.CurrentRevision != "" || strings.Contains(hidden.Message, "a.md") || strings.Contains(hidden.Message, "c2") {
+		t.Fatalf("a conflict on a hidden note leaks it: %+v", hidden)
+	}
+}
+
+// TestMCP_VaultOnCommit: observers hear every commit once it is durable and indexed,
+// before the write returns, in registration order, until cancelled.
+func TestMCP_VaultOnCommit(t *testing.T) {
+	v, _ := newMCPEnv(t, mcpFixture)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var got []string
+	cancelA := v.OnCommit(func(cs []repo.Commit) {
+		for _, c := range cs {
+			commit, _ := v.Index.Status()
+			mu.Lock()
+			got = append(got, "a:"+string(c.ID)+":"+fmt.Sprint(commit == string(c.ID)))
+			mu.Unlock()
+		}
+	})
+	cancelB := v.OnCommit(func(cs []repo.Commit) {
+		mu.Lock()
+		got = append(got, "b")
+		mu.Unlock()
+	})
+	write := func(p string) repo.CommitID {
+		res, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "w"}, Op: repo.OpWrite,
+			Changes: []repo.Change{{Kind: repo.Put, Path: note.Path(p), Content: []byte("# " + p + "\n")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Commit
+	}
+	c1 := write("one.md")
+	cancelA()
+	cancelA()
+	c2 := write("two.md")
+	cancelB()
+	write("three.md")
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"a:" + string(c1) + ":true", "b", "b"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || c2 == "" {
+		t.Fatalf("observed %v, want %v", got, want)
+	}
+	var plain server.Vault
+	plain.OnCommit(func([]repo.Commit) {})() // a Vault not from Open: a no-op
+}
