@@ -4,6 +4,7 @@ BIN     := bin/norn
 DEMO    := demo/vault
 RUNDIR  ?= $(shell mktemp -d -t norn-demo-XXXXXX 2>/dev/null || echo /tmp/norn-demo)
 FUZZTIME ?= 30s
+NORN_ADDR ?= 127.0.0.1:7777
 
 .PHONY: build test vet race bench fuzz run clean
 
@@ -29,9 +30,9 @@ fuzz:
 	  done; \
 	done
 
-# Norn on a fresh copy of the demo vault.
+# Norn on a fresh copy of the demo vault: a short tour, then `norn serve --http`.
 run: build
-	@./scripts/run-demo.sh $(BIN) $(DEMO) $(RUNDIR)
+	@NORN_ADDR=$(NORN_ADDR) ./scripts/run-demo.sh $(BIN) $(DEMO) $(RUNDIR)
 
 clean:
 	rm -rf bin

@@ -226,16 +226,36 @@ type Edge struct {
 // EdgeTypeLink is the Type of an Edge made by body links.
 const EdgeTypeLink = "link"
 
-func (g *linkGraph) nodeOf(id int32, depth int) Node {
+// Hidden reports the notes a query treats as absent: a caller that may not see
+// them gets neither them nor their links (in counts too). Nil hides nothing.
+type Hidden func(note.Path) bool
+
+func (h Hidden) hides(g *linkGraph, id int32) bool {
+	return h != nil && h(g.nodes[id].rec.names.path)
+}
+
+func (g *linkGraph) nodeOf(id int32, depth int, hidden Hidden) Node {
 	n := g.nodes[id]
 	out := 0
 	for _, r := range n.out {
-		if r.to >= 0 && r.to != id && !g.nodes[r.to].attachment {
+		if r.to >= 0 && r.to != id && !g.nodes[r.to].attachment && !hidden.hides(g, r.to) {
 			out++
 		}
 	}
+	back := 0
+	if hidden == nil {
+		back = g.inSources(id)
+	} else {
+		last := int32(-1)
+		for _, b := range g.in[id] {
+			if b.from != id && b.from != last && !hidden.hides(g, b.from) {
+				back++
+			}
+			last = b.from
+		}
+	}
 	return Node{ID: n.rec.names.path, Title: n.rec.names.title, Folder: n.rec.names.path.Folder(), Type: n.rec.ntype,
-		Backlinks: g.inSources(id), Links: out, Depth: depth}
+		Backlinks: back, Links: out, Depth: depth}
 }
 
 // edgeType is the Edge type of link i of n.
@@ -255,6 +275,8 @@ type NeighborhoodOptions struct {
 	// Types keeps only edges of these types ("link" for body links, or typed-edge
 	// types); empty keeps all.
 	Types []string
+	// Hidden notes are not walked through or returned.
+	Hidden Hidden
 }
 
 // Neighborhood is the subgraph around a note.
@@ -286,10 +308,11 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	}
 	g := ix.links
 	start, n, ok := g.node(p)
-	if !ok || n.attachment {
+	if !ok || n.attachment || opts.Hidden.hides(g, start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
 	}
 	keep := func(t string) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
+	hidden := opts.Hidden
 	level := map[int32]int{start: 0}
 	order := []int32{start}
 	out := &Neighborhood{Commit: ix.commit, Center: p}
@@ -301,12 +324,12 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 		}
 		var next []int32
 		for i, r := range g.nodes[id].out {
-			if r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) {
+			if r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) && !hidden.hides(g, r.to) {
 				next = append(next, r.to)
 			}
 		}
 		for _, b := range g.in[id] {
-			if keep(edgeType(g.nodes[b.from], int(b.link))) {
+			if keep(edgeType(g.nodes[b.from], int(b.link))) && !hidden.hides(g, b.from) {
 				next = append(next, b.from)
 			}
 		}
@@ -334,7 +357,7 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	})
 	out.Nodes = make([]Node, len(order))
 	for i, id := range order {
-		out.Nodes[i] = g.nodeOf(id, level[id])
+		out.Nodes[i] = g.nodeOf(id, level[id], hidden)
 	}
 	out.Edges = []Edge{}
 	seen := map[Edge]bool{}
@@ -369,8 +392,11 @@ type NodeList struct {
 
 // Hubs returns the notes with the most backlinks (distinct linking notes), most
 // first, ties by path; a page of limit (default 20, at most 1000) from offset.
-func (ix *Index) Hubs(limit, offset int) (*NodeList, error) {
-	return ix.nodeList("hubs", limit, offset, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks > 0 },
+func (ix *Index) Hubs(limit, offset int) (*NodeList, error) { return ix.HubsHiding(limit, offset, nil) }
+
+// HubsHiding is Hubs as seen by a caller that may not see the hidden notes.
+func (ix *Index) HubsHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
+	return ix.nodeList("hubs", limit, offset, hidden, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks > 0 },
 		func(a, b Node) int {
 			if c := cmp.Compare(b.Backlinks, a.Backlinks); c != 0 {
 				return c
@@ -382,11 +408,17 @@ func (ix *Index) Hubs(limit, offset int) (*NodeList, error) {
 // Orphans returns the notes no other note links to and that link to no other
 // note, by path; a page of limit (default 20, at most 1000) from offset.
 func (ix *Index) Orphans(limit, offset int) (*NodeList, error) {
-	return ix.nodeList("orphans", limit, offset, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks == 0 && n.Links == 0 },
+	return ix.OrphansHiding(limit, offset, nil)
+}
+
+// OrphansHiding is Orphans as seen by a caller that may not see the hidden notes
+// (a note linked only from or to hidden notes is an orphan to it).
+func (ix *Index) OrphansHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
+	return ix.nodeList("orphans", limit, offset, hidden, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks == 0 && n.Links == 0 },
 		func(a, b Node) int { return strings.Compare(string(a.ID), string(b.ID)) })
 }
 
-func (ix *Index) nodeList(what string, limit, offset int, match func(*linkGraph, int32, Node) bool, order func(a, b Node) int) (*NodeList, error) {
+func (ix *Index) nodeList(what string, limit, offset int, hidden Hidden, match func(*linkGraph, int32, Node) bool, order func(a, b Node) int) (*NodeList, error) {
 	limit = cmp.Or(limit, 20)
 	if limit < 1 || limit > 1000 {
 		return nil, fmt.Errorf("%s: limit %d: %w", what, limit, errRange("limit", 1, 1000))
@@ -402,10 +434,10 @@ func (ix *Index) nodeList(what string, limit, offset int, match func(*linkGraph,
 	g := ix.links
 	var all []Node
 	for id, n := range g.nodes {
-		if n == nil || n.attachment {
+		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
 			continue
 		}
-		if nd := g.nodeOf(int32(id), 0); match(g, int32(id), nd) {
+		if nd := g.nodeOf(int32(id), 0, hidden); match(g, int32(id), nd) {
 			all = append(all, nd)
 		}
 	}
@@ -504,7 +536,7 @@ func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) 
 	slices.Reverse(ids)
 	slices.Reverse(edges)
 	for _, id := range ids {
-		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id]))
+		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id], nil))
 	}
 	out.Edges = append(out.Edges, edges...)
 	return out, nil
@@ -624,7 +656,7 @@ func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
 				c.Ambiguous++
 			}
 		}
-		if nd := g.nodeOf(int32(id), 0); nd.Backlinks == 0 && nd.Links == 0 {
+		if nd := g.nodeOf(int32(id), 0, nil); nd.Backlinks == 0 && nd.Links == 0 {
 			st.Orphans++
 		}
 	}

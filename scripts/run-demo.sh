@@ -31,5 +31,32 @@ say 'norn doctor'
 "$bin" doctor
 say 'git status --porcelain   # empty: the working tree matches HEAD'
 git status --porcelain
-echo
-echo "The demo vault is at $dir/vault (NORN_VAULT=$dir/vault norn …)."
+
+# Serve it over MCP: a demo token, the connection lines, then the server in front.
+addr=${NORN_ADDR:-127.0.0.1:7777}
+say "norn token add demo-agent --scopes read,write --json"
+token=$("$bin" token add demo-agent --scopes read,write --json | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
+if [ -z "$token" ]; then
+  echo "could not create the demo token" >&2
+  exit 1
+fi
+url="http://$addr/mcp"
+cat <<EOT
+
+The demo vault is at $dir/vault (NORN_VAULT=$dir/vault norn …).
+Norn now serves it over MCP at $url (demo token for agent "demo-agent": $token).
+
+Connect Claude Code:
+  claude mcp add --transport http norn-demo $url --header "Authorization: Bearer $token"
+Or any MCP client, as JSON config (.mcp.json, Cursor, …):
+  {"mcpServers": {"norn-demo": {"type": "http", "url": "$url", "headers": {"Authorization": "Bearer $token"}}}}
+Try it without a client:
+  curl -s $url -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \\
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-06-18' \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}'
+Writes by the agent are commits authored by demo-agent: git -C $dir/vault log.
+Another address: make run NORN_ADDR=127.0.0.1:8888. Stop with Ctrl-C.
+
+EOT
+say "norn serve --http $addr"
+exec "$bin" serve --http "$addr"

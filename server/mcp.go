@@ -62,6 +62,7 @@ func NewMCPServer(v *Vault, opts MCPOptions) *mcpserver.MCPServer {
 		mcpserver.WithHooks(hooks),
 	)
 	t.addReadTools()
+	t.addGraphTools()
 	t.addWriteTools()
 	t.addResources()
 	return t.srv

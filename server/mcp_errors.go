@@ -112,6 +112,9 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 		errors.Is(err, graph.ErrQuery), errors.Is(err, config.ErrInvalid):
 		return &ToolError{Class: ClassFixInput, Code: CodeInvalidInput,
 			Message: fmt.Sprintf("%v; fix the arguments and retry (nothing was written)", err)}
+	case errors.Is(err, ErrIndexUnavailable):
+		return &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
+			Message: fmt.Sprintf("%v; the index is being built or repaired: retry in a few seconds (search still answers, labelled)", err)}
 	case errors.Is(err, repo.ErrClosed):
 		return &ToolError{Class: ClassRetryable, Code: CodeClosed,
 			Message: "the vault is closing (the server is shutting down); reconnect and retry"}

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+)
+
+func (t *mcpTools) addGraphTools() {
+	read := func(name, title, desc string) toolDef {
+		return toolDef{name: name, title: title, desc: desc, scope: ScopeRead, readOnly: true, idempotent: true}
+	}
+	addTool(t, read("graph_neighborhood", "Graph neighbourhood",
+		"The notes around one note, walking resolved links both ways (body links and typed edges) up to depth hops "+
+			"(default 1, at most 5). Use it to see what a note is connected to before reading further. Returns nodes "+
+			"(id = path, title, folder, type, backlink and outgoing-link counts, depth from the centre) and the edges "+
+			"between them (from, to, type: \"link\" for body links, else the typed edge's type). types keeps only those "+
+			"edge types. Cut at max_nodes (default 50, at most 1000) with truncated=true."), t.graphNeighborhood)
+	addTool(t, read("graph_hubs", "Graph hubs",
+		"The most linked-to notes of the vault (by distinct linking notes), most first: the vault's central notes, "+
+			"good entry points. Returns nodes (id = path, title, folder, type, backlinks, links), the total, and "+
+			"next_offset for the next page (limit default 20, at most 200)."), t.graphHubs)
+}
+
+// NeighborhoodArgs are graph_neighborhood's arguments.
+type NeighborhoodArgs struct {
+	Path     string   `json:"path" jsonschema:"the centre note's path"`
+	Depth    int      `json:"depth,omitempty" jsonschema:"hops to walk, 1..5 (default 1)"`
+	MaxNodes int      `json:"max_nodes,omitempty" jsonschema:"most nodes returned, 1..1000 (default 50)"`
+	Types    []string `json:"types,omitempty" jsonschema:"follow only these edge types (link for body links, or typed-edge types such as supports); default all"`
+}
+
+// HubsArgs are graph_hubs' arguments.
+type HubsArgs struct {
+	Limit  int `json:"limit,omitempty" jsonschema:"most notes returned, 1..200 (default 20)"`
+	Offset int `json:"offset,omitempty" jsonschema:"skip this many: the next_offset of the previous page"`
+}
+
+// hidden is what the caller may not see, for graph queries (nil: it sees all).
+func (c *caller) hidden(ctx context.Context) graph.Hidden {
+	if c.all {
+		return nil
+	}
+	return func(p note.Path) bool { return !c.visible(ctx, p) }
+}
+
+func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in NeighborhoodArgs) (*graph.Neighborhood, error) {
+	p, err := notePathArg("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	depth, err := bound("depth", in.Depth, 1, 5)
+	if err != nil {
+		return nil, err
+	}
+	maxNodes, err := bound("max_nodes", in.MaxNodes, 50, 1000)
+	if err != nil {
+		return nil, err
+	}
+	for _, ty := range in.Types {
+		if ty == "" {
+			return nil, errInput("types: an empty type; use link for body links or a registered edge type")
+		}
+	}
+	if !c.visible(ctx, p) {
+		return nil, errInvisible(p)
+	}
+	ix, err := t.v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := ix.Neighborhood(p, graph.NeighborhoodOptions{Depth: depth, MaxNodes: maxNodes, Types: in.Types, Hidden: c.hidden(ctx)})
+	switch {
+	case errors.Is(err, graph.ErrUnknownNote):
+		return nil, errInvisible(p) // a hidden note answers like a missing one
+	case err != nil:
+		return nil, graphErr("graph_neighborhood", err)
+	}
+	return nb, nil
+}
+
+func (t *mcpTools) graphHubs(ctx context.Context, c *caller, in HubsArgs) (*graph.NodeList, error) {
+	limit, err := bound("limit", in.Limit, 20, 200)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset < 0 {
+		return nil, errInput("offset must be 0 or more, not %d", in.Offset)
+	}
+	ix, err := t.v.Index.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ix.HubsHiding(limit, in.Offset, c.hidden(ctx))
+	if err != nil {
+		return nil, graphErr("graph_hubs", err)
+	}
+	return l, nil
+}
