@@ -158,6 +158,15 @@ func (v *Vault) process(batch []*request) {
 			r.reply <- reply{err: r.fn()}
 			continue
 		}
+		if r.external {
+			// Alone, after the working tree has caught up with every write before
+			// it: stage's check that the scanned edits are still on disk then
+			// compares with a working tree that matches its base.
+			v.commitGroup(group)
+			group = nil
+			v.commitGroup([]*request{r})
+			continue
+		}
 		group = append(group, r)
 	}
 	v.commitGroup(group)
@@ -220,8 +229,13 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
+	// Publish the snapshot and bring the working tree to it under wtMu, so that a
+	// working-tree scan (Changes) never pairs the new HEAD with the old files and
+	// takes an acknowledged write for a person's edit to revert.
+	v.wtMu.Lock()
 	v.snap.Store(cur)
 	v.writeWorktree(done)
+	v.wtMu.Unlock()
 	b := <-encoded
 	v.idxMu.Lock()
 	if err := v.idx.writeBytes(b); err != nil {
@@ -271,14 +285,20 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 			curRev = Revision(cur.id.String())
 		}
 		if !external {
-			if err := v.checkWorktreeClean(c.Path); err != nil {
+			expected := c.ExpectedRevision
+			if c.Kind == Move {
+				expected = "" // a move's ExpectedRevision is its source's
+			}
+			if err := v.checkWorktreeClean(c.Path, expected); err != nil {
 				return nil, err
 			}
 			if c.Kind == Move {
-				if err := v.checkWorktreeClean(c.From); err != nil {
+				if err := v.checkWorktreeClean(c.From, c.ExpectedRevision); err != nil {
 					return nil, err
 				}
 			}
+		} else if err := v.checkWorktreeHolds(c, curRev); err != nil {
+			return nil, err
 		}
 		pc := ProposedChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
 		fc := FileChange{Kind: c.Kind, Path: c.Path, From: c.From, OldRevision: curRev}
@@ -294,6 +314,9 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 				mode = cur.mode
 			}
 		case Archive:
+			if cur == nil && c.ExpectedRevision != "" {
+				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Reason: "the note was archived or moved since you read it; re-read and retry"}
+			}
 			if cur == nil {
 				return nil, notFoundf("%s does not exist at HEAD", p)
 			}

@@ -25,7 +25,12 @@ var builtinIgnores = []string{
 // there: modified and new files as Put changes (ExpectedRevision = HEAD's), removed
 // ones as Archive. Files ignored by .gitignore (and editor state) are skipped.
 func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
+	// Under wtMu the working tree matches snap. Files the committer writes during
+	// the walk are newer than snap: they come out as changes whose expected revision
+	// is stale, which the commit refuses as a conflict, so nothing is reverted.
+	v.wtMu.RLock()
 	snap := v.snap.Load()
+	v.wtMu.RUnlock()
 	v.idxMu.Lock()
 	idx := append([]idxEntry(nil), v.idx.entries...)
 	written := v.idx.written

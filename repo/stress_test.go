@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -115,4 +117,84 @@ func TestVault_ConcurrentStress(t *testing.T) {
 			t.Fatalf("commit %s %s: bytes %q, want %q", a.commit, a.path, got, a.bytes)
 		}
 	}
+}
+
+// TestVault_ExternalScanDuringWrites: while 4 writers commit 150 writes each (puts and
+// archives on overlapping notes), a scanner calls CommitExternal in a loop, as the
+// serving maintainer does. Nobody edits the working tree, so no scan may find an
+// edit: an external commit here would be an acknowledged write taken back. Every
+// scan returns nothing or a conflict; afterwards a person's real edit is still
+// committed as external.
+func TestVault_ExternalScanDuringWrites(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	const workers, ops = 4, 150
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	scans := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { scans <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			res, err := v.CommitExternal(ctx, "", "")
+			if err != nil && !errors.Is(err, repo.ErrConflict) {
+				t.Errorf("scan: %v", err)
+				return
+			}
+			if res != nil {
+				t.Errorf("scan %d committed %s (%d changes, first %+v) though nobody edited the working tree\n%s", n, res.Commit, len(res.Changes), res.Changes[0], gitCmd(t, v.Dir(), "log", "-6", "--stat", "--format=%H %P %an %s", string(res.Commit)))
+				return
+			}
+			n++
+		}
+	}()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 11))
+			for i := range ops {
+				p := note.Path(fmt.Sprintf("n%d.md", rng.IntN(6)))
+				rev := v.Revision(p)
+				tx := repo.Tx{Author: repo.Author{Name: fmt.Sprintf("agent-%d", w)}, Op: repo.OpWrite,
+					Changes: []repo.Change{put(string(p), fmt.Sprintf("# %s\nwrite %d by %d\n", p, i, w), rev)}}
+				if rev != "" && rng.IntN(5) == 0 {
+					tx.Op, tx.Reason = repo.OpArchive, repo.ReasonArchived
+					tx.Changes = []repo.Change{{Kind: repo.Archive, Path: p, ExpectedRevision: rev}}
+				}
+				if _, err := v.Apply(ctx, tx); err != nil && !errors.Is(err, repo.ErrConflict) && !errors.Is(err, repo.ErrNotFound) {
+					t.Errorf("%s %s: %v", tx.Op, p, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	n := <-scans
+	if t.Failed() {
+		return
+	}
+	if n == 0 {
+		t.Fatal("the scanner never completed a scan")
+	}
+	if ext := gitCmd(t, v.Dir(), "log", "--format=%H", "--grep=Norn-Op: external"); ext != "" {
+		t.Fatalf("external commits while nobody edited the working tree:\n%s", ext)
+	}
+	assertClean(t, v)
+
+	// A person's edit is still found and committed.
+	if err := os.WriteFile(filepath.Join(v.Dir(), "person.md"), []byte("# Person\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 || res.Changes[0].Path != "person.md" {
+		t.Fatalf("CommitExternal after a person's edit = %+v, %v; want one change to person.md", res, err)
+	}
+	assertClean(t, v)
 }

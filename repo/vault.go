@@ -80,6 +80,9 @@ type Vault struct {
 	wt     *os.Root
 
 	snap atomic.Pointer[snapshot]
+	// wtMu is held by the committer from publishing a snapshot until the working
+	// tree matches it (see Changes).
+	wtMu sync.RWMutex
 
 	reqs    chan *request
 	closing chan struct{}

@@ -227,8 +227,9 @@ func (v *Vault) checkout(p string, n *node, cur, indexed hash) error {
 
 // checkWorktreeClean refuses to write over a person's work: a working-tree file at p
 // that differs from what HEAD holds there (an edit not committed yet, or a new file
-// nobody committed) is a conflict. Writing it would lose it.
-func (v *Vault) checkWorktreeClean(p note.Path) error {
+// nobody committed) is a conflict. Writing it would lose it. expected is the revision
+// the write expected at p, for the error.
+func (v *Vault) checkWorktreeClean(p note.Path, expected Revision) error {
 	fi, err := v.wt.Lstat(string(p))
 	if err != nil {
 		return nil // absent (or unreadable): nothing to lose
@@ -236,7 +237,7 @@ func (v *Vault) checkWorktreeClean(p note.Path) error {
 	head := v.snap.Load().root.lookup(string(p))
 	if !fi.Mode().IsRegular() {
 		if head == nil {
-			return &ConflictError{Path: p, Reason: "something that is not a note is in the working tree at this path; move it away first"}
+			return &ConflictError{Path: p, Expected: expected, Reason: "something that is not a note is in the working tree at this path; move it away first"}
 		}
 		return nil
 	}
@@ -258,8 +259,28 @@ func (v *Vault) checkWorktreeClean(p note.Path) error {
 	if head != nil {
 		rev = Revision(head.id.String())
 	}
-	return &ConflictError{Path: p, Current: rev, Reason: "the working tree holds changes to this path that are not committed yet (a person's edit); " +
+	return &ConflictError{Path: p, Expected: expected, Current: rev, Reason: "the working tree holds changes to this path that are not committed yet (a person's edit); " +
 		"run `norn commit` (a serving norn does it within seconds), then re-read and retry"}
+}
+
+// checkWorktreeHolds makes sure an external change still describes the working tree
+// when it is committed: a Put's content is the file's, an Archive's file is gone. A
+// scan that raced with the committer (or a person still typing) is a conflict, to be
+// scanned again, so an external commit only ever records what is on disk.
+func (v *Vault) checkWorktreeHolds(c Change, current Revision) error {
+	id, err := v.worktreeID(string(c.Path))
+	if err != nil {
+		return err
+	}
+	want := zeroHash
+	if c.Kind == Put {
+		want = objectID("blob", c.Content)
+	}
+	if id == want {
+		return nil
+	}
+	return &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: current,
+		Reason: "the working tree changed after it was scanned; scan it again"}
 }
 
 // worktreeID hashes the working-tree file at p (zero when absent or not a file).
