@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -69,53 +70,143 @@ func (g *linkGraph) ref(from int32, i int) LinkRef {
 	return lr
 }
 
+// LinkHidden is the Status LinksHiding gives an outgoing link to a note the
+// caller may not see (its target left out).
+const LinkHidden LinkStatus = "hidden"
+
 // Links returns a note's outgoing links (resolved, broken, ambiguous; typed edges
 // included), its backlinks with their context lines, and the notes sharing a tag
 // with it, each list cut at limit (default 50).
 func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
-	if limit <= 0 {
-		limit = 50
-	}
+	return ix.LinksHiding(p, limit, nil)
+}
+
+// LinksHiding is Links as seen by a caller that may not see the hidden notes: a
+// hidden note is unknown (ErrUnknownNote, as for a missing one); backlinks from
+// hidden notes and hidden notes sharing a tag are left out, of the totals too; an
+// outgoing link to a hidden note or attachment has status LinkHidden and no
+// target, and hidden candidates of an ambiguous link are dropped.
+func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
+	return ix.links.noteLinks(ix.commit, p, limit, hidden, ix.contexts)
+}
+
+// contextsFn returns the context lines of the links at idx (in the node record's
+// order) of the note at p, one per index ("" for an index past the end).
+type contextsFn func(p note.Path, idx []int) ([]string, error)
+
+// contexts reads the wanted lines of a note's context record, decoding only
+// those. The caller holds ix.mu.
+func (ix *Index) contexts(p note.Path, idx []int) ([]string, error) {
+	b, err := ix.get(nodeKey(prefixContext, p))
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[int]int, len(idx)) // link index → place in out
+	for k, i := range idx {
+		want[i] = k
+	}
+	out := make([]string, len(idx))
+	d := decoder{b: b}
+	n := d.count()
+	for i := range n {
+		l := d.uvarint()
+		if d.err != nil || l > uint64(len(d.b)) {
+			return nil, corrupt(fmt.Errorf("context record: %w", errBadRecord))
+		}
+		if k, ok := want[i]; ok {
+			out[k] = string(d.b[:l])
+			if len(idx) == 1 {
+				return out, nil
+			}
+		}
+		d.b = d.b[l:]
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, corrupt(fmt.Errorf("context record: %w", errBadRecord))
+	}
+	return out, nil
+}
+
+func (g *linkGraph) noteLinks(commit string, p note.Path, limit int, hidden Hidden, ctxs contextsFn) (*NoteLinks, error) {
+	if limit <= 0 {
+		limit = 50
+	}
 	id, n, ok := g.node(p)
-	if !ok || n.attachment {
+	if !ok || n.attachment || hidden.hides(g, id) {
 		return nil, fmt.Errorf("links %s: %w", p, ErrUnknownNote)
 	}
-	out := &NoteLinks{Commit: ix.commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
+	out := &NoteLinks{Commit: commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
 	out.OutgoingTotal = len(n.rec.links)
 	for i := range min(limit, len(n.rec.links)) {
-		out.Outgoing = append(out.Outgoing, g.ref(id, i))
+		r := g.ref(id, i)
+		if hidden != nil {
+			hideTarget(&r, hidden)
+		}
+		out.Outgoing = append(out.Outgoing, r)
 	}
 	in := g.sortedIn(id)
+	if hidden != nil {
+		in = slices.DeleteFunc(in, func(b backref) bool { return hidden.hides(g, b.from) })
+	}
 	out.BacklinksTotal = len(in)
 	for _, b := range in[:min(limit, len(in))] {
 		out.Backlinks = append(out.Backlinks, g.ref(b.from, int(b.link)))
 	}
-	if err := ix.addContexts(out.Backlinks); err != nil {
+	if err := addContexts(out.Backlinks, ctxs); err != nil {
 		return nil, fmt.Errorf("links %s: %w", p, err)
 	}
 	same := map[int32]bool{}
 	for _, t := range n.rec.tags {
 		for _, o := range g.byTag[t] {
-			if o != id {
+			if o != id && !hidden.hides(g, o) {
 				same[o] = true
 			}
 		}
 	}
 	out.SameTagsTotal = len(same)
-	paths := make([]note.Path, 0, len(same))
-	for o := range same {
-		paths = append(paths, g.nodes[o].rec.names.path)
-	}
-	slices.Sort(paths)
-	out.SameTags = append(out.SameTags, paths[:min(limit, len(paths))]...)
+	out.SameTags = append(out.SameTags, g.firstPaths(same, limit)...)
 	out.Truncated = out.OutgoingTotal > len(out.Outgoing) || out.BacklinksTotal > len(out.Backlinks) || out.SameTagsTotal > len(out.SameTags)
 	return out, nil
+}
+
+// firstPaths returns the paths of ids, sorted, cut at limit, without sorting
+// them all (a busy tag has thousands of notes).
+func (g *linkGraph) firstPaths(ids map[int32]bool, limit int) []note.Path {
+	top := make([]note.Path, 0, min(limit, len(ids)))
+	for id := range ids {
+		p := g.nodes[id].rec.names.path
+		if len(top) == limit && p >= top[limit-1] {
+			continue
+		}
+		i, _ := slices.BinarySearch(top, p)
+		if len(top) == limit {
+			top = top[:limit-1]
+		}
+		top = slices.Insert(top, i, p)
+	}
+	return top
+}
+
+// hideTarget masks r's target and candidates that hidden hides.
+func hideTarget(r *LinkRef, hidden Hidden) {
+	if r.To != "" && hidden(r.To) {
+		r.To, r.Status, r.HeadingMissing = "", LinkHidden, false
+	}
+	if len(r.Candidates) == 0 {
+		return
+	}
+	var keep []note.Path
+	for _, c := range r.Candidates {
+		if !hidden(c) {
+			keep = append(keep, c)
+		}
+	}
+	r.Candidates = keep
 }
 
 // sortedIn returns the links into id from other notes (a note's links to itself
@@ -136,29 +227,34 @@ func (g *linkGraph) sortedIn(id int32) []backref {
 	return in
 }
 
-// addContexts fills each ref's Context from its source's node record. The caller
-// holds ix.mu.
-func (ix *Index) addContexts(refs []LinkRef) error {
-	ctxs := map[note.Path][]string{}
+// addContexts fills each ref's Context from its source's context lines (a typed
+// edge's is its why), reading each source's lines once.
+func addContexts(refs []LinkRef, ctxs contextsFn) error {
+	bySource := map[note.Path][]int{} // source → places in refs
+	var order []note.Path
 	for i := range refs {
 		r := &refs[i]
 		if r.Kind == EdgeKindTyped {
 			r.Context = r.Why
 			continue
 		}
-		cs, ok := ctxs[r.From]
-		if !ok {
-			b, err := ix.get(nodeKey(prefixContext, r.From))
-			if err != nil {
-				return err
-			}
-			if cs, err = decodeContexts(b); err != nil {
-				return corrupt(err)
-			}
-			ctxs[r.From] = cs
+		if _, ok := bySource[r.From]; !ok {
+			order = append(order, r.From)
 		}
-		if r.index < len(cs) {
-			r.Context = cs[r.index]
+		bySource[r.From] = append(bySource[r.From], i)
+	}
+	for _, from := range order {
+		places := bySource[from]
+		idx := make([]int, len(places))
+		for k, i := range places {
+			idx[k] = refs[i].index
+		}
+		cs, err := ctxs(from, idx)
+		if err != nil {
+			return err
+		}
+		for k, i := range places {
+			refs[i].Context = cs[k]
 		}
 	}
 	return nil
@@ -173,7 +269,10 @@ func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
+	return ix.links.inbound(p, ix.contexts)
+}
+
+func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
 	id, _, ok := g.node(p)
 	if !ok {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, ErrUnknownNote)
@@ -183,7 +282,7 @@ func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
 	for i, b := range in {
 		refs[i] = g.ref(b.from, int(b.link))
 	}
-	if err := ix.addContexts(refs); err != nil {
+	if err := addContexts(refs, ctxs); err != nil {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, err)
 	}
 	return refs, nil
@@ -198,6 +297,95 @@ func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
 		return Resolution{}, ErrClosed
 	}
 	return ix.links.res.Resolve(from, l), nil
+}
+
+// Resolver returns a copy of the index's resolver and the commit it reflects: it
+// resolves as Resolve does, without the index's lock, and derives what-if
+// resolvers (Resolver.With). Copying costs about a map copy per lookup table.
+func (ix *Index) Resolver() (*Resolver, string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, "", ErrClosed
+	}
+	return ix.links.res.clone(), ix.commit, nil
+}
+
+// Referrers returns, sorted, the notes holding a link whose lookup keys meet a
+// name (path, file stem, title or alias) of one of notes: the only notes whose
+// links can resolve differently when notes with those names appear, disappear or
+// change names. Pass the old and the new version of a changed note.
+func (ix *Index) Referrers(notes []*note.Note) ([]note.Path, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	return ix.links.referrers(notes), nil
+}
+
+func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
+	ids := map[int32]bool{}
+	for _, n := range notes {
+		if n == nil {
+			continue
+		}
+		r := newResolver(1)
+		r.addNote(namesOf(n))
+		for _, k := range r.keysOf(n.Path) {
+			for _, id := range g.byKey[k] {
+				ids[id] = true
+			}
+		}
+	}
+	out := make([]note.Path, 0, len(ids))
+	for id := range ids {
+		out = append(out, g.nodes[id].rec.names.path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// With returns a copy of r in which the notes and attachments at remove are gone
+// and the notes of add are known (each replacing whatever was at its path): a
+// resolver for the vault as a change would leave it. r is not changed.
+func (r *Resolver) With(remove []note.Path, add []*note.Note) *Resolver {
+	c := r.clone()
+	for _, p := range remove {
+		c.remove(p)
+	}
+	for _, n := range add {
+		if n != nil {
+			c.remove(n.Path)
+			c.addNote(namesOf(n))
+		}
+	}
+	return c
+}
+
+// clone copies r deeply enough that changing either leaves the other as it was:
+// the index lists are copied into one shared array, each capped at its length so
+// that appending to one reallocates it.
+func (r *Resolver) clone() *Resolver {
+	tables := []map[string][]int{r.byPath, r.byName, r.byTitle, r.byAlias}
+	n := 0
+	for _, m := range tables {
+		for _, s := range m {
+			n += len(s)
+		}
+	}
+	flat := make([]int, 0, n)
+	cp := func(m map[string][]int) map[string][]int {
+		out := make(map[string][]int, len(m))
+		for k, s := range m {
+			start := len(flat)
+			flat = append(flat, s...)
+			out[k] = flat[start:len(flat):len(flat)]
+		}
+		return out
+	}
+	return &Resolver{entries: slices.Clone(r.entries), known: maps.Clone(r.known),
+		byPath: cp(r.byPath), byName: cp(r.byName), byTitle: cp(r.byTitle), byAlias: cp(r.byAlias)}
 }
 
 // Node is a note as the graph queries show it.
@@ -582,7 +770,7 @@ type GraphStats struct {
 	Notes  int        `json:"notes"`
 	Files  int        `json:"files"`
 	Links  LinkCounts `json:"links"`
-	// Edges counts typed edges; their resolution is in EdgeLinks.
+	// Edges counts the typed edges by where they resolve (Links counts body links).
 	Edges     LinkCounts `json:"edges"`
 	Orphans   int        `json:"orphans"`
 	Unparsed  int        `json:"unparsed"`
@@ -590,34 +778,56 @@ type GraphStats struct {
 	Tags      []Count    `json:"tags"`
 	EdgeTypes []Count    `json:"edge_types"`
 	// FoldersTotal, TagsTotal and EdgeTypesTotal count every row; each table is
-	// the page [offset, offset+limit) of rows sorted by count, then name.
-	FoldersTotal   int  `json:"folders_total"`
-	TagsTotal      int  `json:"tags_total"`
-	EdgeTypesTotal int  `json:"edge_types_total"`
-	Truncated      bool `json:"truncated,omitempty"`
+	// the page [offset, offset+limit) of rows sorted by count, then name, and its
+	// *NextOffset is where its next page starts (0 when this is its last).
+	FoldersTotal        int  `json:"folders_total"`
+	TagsTotal           int  `json:"tags_total"`
+	EdgeTypesTotal      int  `json:"edge_types_total"`
+	FoldersNextOffset   int  `json:"folders_next_offset,omitempty"`
+	TagsNextOffset      int  `json:"tags_next_offset,omitempty"`
+	EdgeTypesNextOffset int  `json:"edge_types_next_offset,omitempty"`
+	Truncated           bool `json:"truncated,omitempty"`
 }
 
 // Stats counts notes, links by status, and notes per folder, tag and edge type.
 // Each table is sorted by count (most first, ties by name) and paged by limit
 // (default 50, at most 1000) and offset.
 func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
-	limit = cmp.Or(limit, 50)
-	if limit < 1 || limit > 1000 {
-		return nil, fmt.Errorf("stats: limit %d: %w", limit, errRange("limit", 1, 1000))
-	}
-	if offset < 0 {
-		return nil, fmt.Errorf("stats: offset %d: %w", offset, errRange("offset", 0, 1<<31-1))
+	return ix.StatsHiding(limit, offset, nil)
+}
+
+// StatsHiding is Stats as seen by a caller that may not see the hidden notes and
+// attachments: they and their links are not counted (a visible note's link to a
+// hidden one counts by where it resolves).
+func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, error) {
+	limit, err := statsArgs(limit, offset)
+	if err != nil {
+		return nil, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
-	st := &GraphStats{Commit: ix.commit}
+	return ix.links.stats(ix.commit, limit, offset, hidden), nil
+}
+
+func statsArgs(limit, offset int) (int, error) {
+	limit = cmp.Or(limit, 50)
+	if limit < 1 || limit > 1000 {
+		return 0, fmt.Errorf("stats: limit %d: %w", limit, errRange("limit", 1, 1000))
+	}
+	if offset < 0 {
+		return 0, fmt.Errorf("stats: offset %d: %w", offset, errRange("offset", 0, 1<<31-1))
+	}
+	return limit, nil
+}
+
+func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *GraphStats {
+	st := &GraphStats{Commit: commit}
 	folders, tags, etypes := map[string]int{}, map[string]int{}, map[string]int{}
 	for id, n := range g.nodes {
-		if n == nil {
+		if n == nil || hidden.hides(g, int32(id)) {
 			continue
 		}
 		st.Files++
@@ -656,18 +866,26 @@ func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
 				c.Ambiguous++
 			}
 		}
-		if nd := g.nodeOf(int32(id), 0, nil); nd.Backlinks == 0 && nd.Links == 0 {
+		if nd := g.nodeOf(int32(id), 0, hidden); nd.Backlinks == 0 && nd.Links == 0 {
 			st.Orphans++
 		}
 	}
-	var cut bool
-	st.Folders, st.FoldersTotal, cut = page(folders, limit, offset)
-	st.Truncated = st.Truncated || cut
-	st.Tags, st.TagsTotal, cut = page(tags, limit, offset)
-	st.Truncated = st.Truncated || cut
-	st.EdgeTypes, st.EdgeTypesTotal, cut = page(etypes, limit, offset)
-	st.Truncated = st.Truncated || cut
-	return st, nil
+	var more bool
+	st.Folders, st.FoldersTotal, more = page(folders, limit, offset)
+	st.FoldersNextOffset = nextOffset(more, offset, len(st.Folders))
+	st.Tags, st.TagsTotal, more = page(tags, limit, offset)
+	st.TagsNextOffset = nextOffset(more, offset, len(st.Tags))
+	st.EdgeTypes, st.EdgeTypesTotal, more = page(etypes, limit, offset)
+	st.EdgeTypesNextOffset = nextOffset(more, offset, len(st.EdgeTypes))
+	st.Truncated = st.FoldersNextOffset+st.TagsNextOffset+st.EdgeTypesNextOffset > 0
+	return st
+}
+
+func nextOffset(more bool, offset, n int) int {
+	if more {
+		return offset + n
+	}
+	return 0
 }
 
 // page sorts m's rows by count, then name, and returns the page [offset,

@@ -133,19 +133,6 @@ func (r *nodeRec) encodeContexts(dst []byte) []byte {
 	return dst
 }
 
-func decodeContexts(b []byte) ([]string, error) {
-	d := decoder{b: b}
-	n := d.count()
-	out := make([]string, 0, n)
-	for range n {
-		out = append(out, d.string())
-	}
-	if d.err != nil || len(d.b) != 0 {
-		return nil, fmt.Errorf("context record: %w", errBadRecord)
-	}
-	return out, nil
-}
-
 // decodeNodeRec decodes a node record of the note at p (without its contexts).
 // Strings repeated across records (link targets, kinds, edge types, tags) are
 // shared through intern when it is not nil.

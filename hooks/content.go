@@ -15,8 +15,15 @@ import (
 // content applies the rules about a note's bytes: the codec's, the profile's and the
 // typed edges'. Profile off has none.
 func (g *Gates) content(p note.Path, raw []byte) []Violation {
+	vs, _ := g.contentNote(p, raw)
+	return vs
+}
+
+// contentNote is content, with the parsed note (nil when the codec refused it or
+// the profile is off).
+func (g *Gates) contentNote(p note.Path, raw []byte) ([]Violation, *note.Note) {
 	if g.profile == config.ProfileOff {
-		return nil
+		return nil, nil
 	}
 	c := checker{g: g, path: p, raw: raw}
 	n, err := note.Parse(p, raw)
@@ -32,7 +39,7 @@ func (g *Gates) content(p note.Path, raw []byte) []Violation {
 		}
 		c.edges()
 	}
-	return c.vs
+	return c.vs, n
 }
 
 // checker gathers the content violations of one note.

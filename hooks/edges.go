@@ -9,7 +9,8 @@ import (
 )
 
 // edges applies the typed-edge rules to every entry of the note's `edges:` list.
-// Whether the target note exists is the graph's business, not a gate's.
+// Whether the target note exists needs the vault: edgeTargets, when the caller
+// gives a resolver.
 func (c *checker) edges() {
 	types := c.g.cfg.Edges.Types
 	minWhy := c.g.cfg.Edges.MinWhy
@@ -38,6 +39,64 @@ func (c *checker) edges() {
 			c.add(RuleEdgeSelf, e.Line, "the edge points at this note itself; point it at another note or remove it")
 		}
 	}
+}
+
+// EdgeResolver says where the typed edge e, written in the note at from, points
+// in the vault as a proposal would leave it (the proposal's own notes included).
+type EdgeResolver func(from note.Path, e note.Edge) EdgeTarget
+
+// EdgeTarget is where a typed edge points.
+type EdgeTarget struct {
+	// Known is false when the resolver cannot tell (its index is behind or
+	// unavailable): the edge-target rules then pass the edge.
+	Known bool
+	// Path is the note or attachment the edge resolves to, "" when it names none
+	// or several.
+	Path note.Path
+	// Candidates are the notes an ambiguous target matches, sorted.
+	Candidates []note.Path
+}
+
+// edgeTargets applies edge-target-missing and edge-target-ambiguous to the edges
+// of n (the proposed bytes of c) that c adds or rewrites: an edge whose `to`, as
+// written, is also in the note's current bytes was judged when it was written,
+// and a note whose target was archived since stays editable.
+func (g *Gates) edgeTargets(resolve EdgeResolver, c Change, n *note.Note) []Violation {
+	if len(n.Edges) == 0 {
+		return nil
+	}
+	had := map[string]bool{}
+	if c.Old != nil {
+		if old, err := note.Parse(c.Path, c.Old); err == nil {
+			for _, e := range old.Edges {
+				had[strings.TrimSpace(e.To)] = true
+			}
+		}
+	}
+	ch := checker{g: g, path: c.Path, n: n}
+	for _, e := range n.Edges {
+		if had[strings.TrimSpace(e.To)] || ch.isSelf(e.Target) {
+			continue
+		}
+		t := resolve(c.Path, e)
+		switch {
+		case !t.Known:
+		case len(t.Candidates) > 1:
+			names := make([]string, len(t.Candidates))
+			for i, p := range t.Candidates {
+				names[i] = string(p)
+			}
+			ch.add(RuleEdgeTargetAmbiguous, e.Line, "the %s edge to `%s` names several notes (%s): name one by its path, e.g. `to: \"[[%s]]\"`",
+				e.Type, e.To, strings.Join(names, ", "), strings.TrimSuffix(names[0], ".md"))
+		case t.Path == "":
+			ch.add(RuleEdgeTargetMissing, e.Line, "the %s edge to `%s` names no note (by path, file name, title or alias): create that note first, correct the name, or remove the edge",
+				e.Type, e.To)
+		case !hasSuffixFold(string(t.Path), ".md"):
+			ch.add(RuleEdgeTargetMissing, e.Line, "the %s edge to `%s` names the attachment %s: typed edges point at notes; link the file from the body instead",
+				e.Type, e.To, t.Path)
+		}
+	}
+	return ch.vs
 }
 
 // words splits s into lowercase runs of letters and digits.

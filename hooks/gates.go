@@ -116,7 +116,11 @@ func (g *Gates) change(p Proposal, c Change) []Violation {
 		// A note over the limit is not parsed: its size is the one thing to fix, and
 		// parsing it would let a writer make the gates do unbounded work.
 		if len(size) == 0 && isNotePath(string(c.Path)) {
-			vs = append(vs, g.content(c.Path, c.New)...)
+			cvs, n := g.contentNote(c.Path, c.New)
+			vs = append(vs, cvs...)
+			if n != nil && p.EdgeTargets != nil && (c.Kind == KindPut || c.Kind == KindMove) {
+				vs = append(vs, g.edgeTargets(p.EdgeTargets, c, n)...)
+			}
 		}
 	}
 	if c.Old != nil {

@@ -43,4 +43,8 @@ type Proposal struct {
 	// "a/b/c.md") is a symlink in the working tree or HEAD; nil means "no symlinks".
 	// Used by the path-symlink-escape rule.
 	IsSymlink func(p string) bool
+	// EdgeTargets, when set, says where typed edges point in the vault as the
+	// proposal would leave it; the edge-target-missing and edge-target-ambiguous
+	// rules use it for the edges a put or a move adds or rewrites. Nil skips them.
+	EdgeTargets EdgeResolver
 }

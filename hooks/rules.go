@@ -41,6 +41,9 @@ const (
 	RuleEdgeWhyShort    = "edge-why-short"    // why shorter than edges.min_why
 	RuleEdgeWhyRestates = "edge-why-restates" // why only restates the type or target, or < 3 words
 	RuleEdgeSelf        = "edge-self"         // an edge to the note itself
+	// With a Proposal.EdgeTargets, for the edges a change adds or rewrites.
+	RuleEdgeTargetMissing   = "edge-target-missing"   // the edge's `to` names no note (or an attachment)
+	RuleEdgeTargetAmbiguous = "edge-target-ambiguous" // the edge's `to` names several notes
 
 	// Guards on existing content: every profile.
 	RuleProtectedBlockChanged = "protected-block-changed" // a protected block changed or removed without the maintenance role

@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -80,7 +83,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		}
 	}
 	l := ed.link
-	name, ok := linkTextFor(ed.scan.resolver, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target)
+	name, ok := linkTextFor(ed.view, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target)
 	if !ok {
 		return nil, fmt.Errorf("%w: no wikilink from %s names %s unambiguously", repo.ErrInvalid, r.From, target)
 	}
@@ -176,7 +179,7 @@ func (v *Vault) unlinkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, er
 
 // edgeRead is the source note of an edge request and where its To resolves.
 type edgeRead struct {
-	scan   *vaultNotes
+	view   *linkView
 	note   *note.Note
 	rev    repo.Revision
 	sites  []note.Link // the note's edges as links (note.EdgeLinks)
@@ -185,7 +188,8 @@ type edgeRead struct {
 	to     string
 }
 
-// readEdges reads HEAD, the source note and resolves To from it.
+// readEdges reads the source note at HEAD and resolves To from it, with the index
+// (or, when it is unavailable, every note at HEAD in memory).
 func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error) {
 	if err := repo.ValidPath(string(r.From)); err != nil {
 		return nil, err
@@ -197,38 +201,33 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 	if err != nil {
 		return nil, err
 	}
-	vn, err := loadNotes(ctx, v.Vault)
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ed := &edgeRead{scan: vn, link: l, to: r.To}
-	for _, n := range vn.notes {
-		if n.Path == r.From {
-			ed.note = n
-		}
-	}
-	if ed.note == nil {
+	n, rev, err := lv.note(ctx, r.From)
+	if errors.Is(err, repo.ErrNotFound) {
 		return nil, fmt.Errorf("%w: the note %s does not exist at HEAD", repo.ErrNotFound, r.From)
 	}
-	if _, err := note.Parse(r.From, ed.note.Raw); err != nil {
-		return nil, fmt.Errorf("%w: %s cannot be edited until its frontmatter is fixed: %w", repo.ErrInvalid, r.From, err)
-	}
-	b, err := v.Read(ctx, r.From, vn.commit)
 	if err != nil {
 		return nil, err
 	}
-	ed.rev = b.Revision
-	if r.ExpectedRevision != "" && r.ExpectedRevision != ed.rev {
-		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: ed.rev, Reason: "the note changed since you read it; re-read and retry"}
+	if _, err := note.Parse(r.From, n.Raw); err != nil {
+		return nil, fmt.Errorf("%w: %s cannot be edited until its frontmatter is fixed: %w", repo.ErrInvalid, r.From, err)
 	}
-	ed.sites = note.EdgeLinks(ed.note)
-	ed.target = vn.resolver.Resolve(r.From, l)
+	if r.ExpectedRevision != "" && r.ExpectedRevision != rev {
+		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"}
+	}
+	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, sites: note.EdgeLinks(n)}
+	if ed.target, err = lv.src.Resolve(r.From, l); err != nil {
+		return nil, graphErr("resolve", err)
+	}
 	return ed, nil
 }
 
 // resolvesTo reports whether edge i of the note resolves to p.
 func (ed *edgeRead) resolvesTo(i int, p note.Path) bool {
-	res := ed.scan.resolver.Resolve(ed.note.Path, ed.sites[i])
+	res := ed.view.Resolve(ed.note.Path, ed.sites[i])
 	return res.Status == graph.LinkResolved && res.Target == p
 }
 
@@ -261,4 +260,69 @@ func edgeTarget(to string) (note.Link, error) {
 		return note.Link{}, fmt.Errorf("%w: to %q names no note: give a path (tech/bloom.md) or a name (Bloom filters)", repo.ErrInvalid, to)
 	}
 	return n.Links[0], nil
+}
+
+// edgeTargets is the gates' hooks.EdgeResolver for a proposal's changes: an edge
+// resolves against the index at HEAD as the proposal would leave it (the notes it
+// writes, moves and archives). Most edges name notes the proposal does not touch,
+// and the index answers them directly; the others are resolved against a copy of
+// the index's resolver with the proposal applied (graph.Resolver.With). It is nil,
+// and the edge-target rules are skipped, when the index is missing or not at
+// HEAD: a gate runs inside the commit and cannot wait for the index to catch up.
+func (x *Indexer) edgeTargets(changes []hooks.Change) hooks.EdgeResolver {
+	if x == nil {
+		return nil
+	}
+	ix, _ := x.index()
+	head := string(x.vault.Head())
+	if ix == nil || ix.Commit() != head {
+		return nil
+	}
+	var gone []note.Path
+	var added []*note.Note
+	touched := map[note.Path]bool{}
+	for _, c := range changes {
+		switch c.Kind {
+		case hooks.KindArchive:
+			gone = append(gone, c.Path)
+		case hooks.KindMove:
+			gone = append(gone, c.From)
+		}
+		touched[c.Path] = true
+		if c.From != "" {
+			touched[c.From] = true
+		}
+		if c.New != nil && isNote(c.Path) {
+			added = append(added, parseAt(c.Path, c.New))
+		}
+	}
+	own := graph.NewResolver(added) // the proposal's notes alone
+	var after *graph.Resolver
+	return func(from note.Path, e note.Edge) hooks.EdgeTarget {
+		l := note.Link{Kind: note.LinkWiki, Target: e.Target}
+		if i := strings.IndexByte(l.Target, '#'); i >= 0 {
+			l.Target, l.Heading = l.Target[:i], l.Target[i+1:]
+		}
+		res, err := ix.Resolve(from, l)
+		if err != nil {
+			return hooks.EdgeTarget{}
+		}
+		if own.Resolve(from, l).Status != graph.LinkBroken || touched[res.Target] || slices.ContainsFunc(res.Candidates, func(p note.Path) bool { return touched[p] }) {
+			if after == nil {
+				r, commit, err := ix.Resolver()
+				if err != nil || commit != head {
+					return hooks.EdgeTarget{}
+				}
+				after = r.With(gone, added)
+			}
+			res = after.Resolve(from, l)
+		}
+		switch res.Status {
+		case graph.LinkResolved:
+			return hooks.EdgeTarget{Known: true, Path: res.Target}
+		case graph.LinkAmbiguous:
+			return hooks.EdgeTarget{Known: true, Candidates: res.Candidates}
+		}
+		return hooks.EdgeTarget{Known: true}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
@@ -15,8 +16,11 @@ import (
 var ErrIndexUnavailable = errors.New("index unavailable")
 
 // Graph returns the index brought up to HEAD, for graph queries. Its errors match
-// ErrIndexUnavailable.
+// ErrIndexUnavailable (a nil indexer has no index).
 func (x *Indexer) Graph(ctx context.Context) (*graph.Index, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: this vault was opened without one", ErrIndexUnavailable)
+	}
 	ix, problem := x.index()
 	if ix == nil {
 		return nil, fmt.Errorf("%w: %s", ErrIndexUnavailable, problem)
@@ -25,6 +29,14 @@ func (x *Indexer) Graph(ctx context.Context) (*graph.Index, error) {
 		return nil, fmt.Errorf("%w: %w", ErrIndexUnavailable, err)
 	}
 	return ix, nil
+}
+
+// logger is the indexer's logger (the default one for a nil indexer).
+func (x *Indexer) logger() *slog.Logger {
+	if x == nil || x.log == nil {
+		return slog.Default()
+	}
+	return x.log
 }
 
 // graphErr classifies a graph query's error: an unknown note is repo.ErrNotFound,

@@ -3,113 +3,149 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
-// LinkRef is one link occurrence.
-type LinkRef struct {
-	// From is the note the link is in; To the note it resolves to ("" when broken or
-	// ambiguous). Target is the link as written (without alias or fragment).
-	From       note.Path   `json:"from"`
-	To         note.Path   `json:"to,omitempty"`
-	Target     string      `json:"target"`
-	Heading    string      `json:"heading,omitempty"`
-	Kind       string      `json:"kind"`
-	Line       int         `json:"line"`
-	Status     string      `json:"status"`
-	Candidates []note.Path `json:"candidates,omitempty"`
-	// HeadingMissing: the link names a heading the target does not have.
-	HeadingMissing bool `json:"heading_missing,omitempty"`
-	// Context is the line the link is on (backlinks), cut at 300 bytes.
-	Context string `json:"context,omitempty"`
+// LinkRef is one link occurrence: a body link or a typed edge (kind "edge", with
+// its type and why).
+type LinkRef = graph.LinkRef
+
+// Links is what NoteLinks answers.
+type Links = graph.NoteLinks
+
+// NoteLinks returns a note's outgoing links (resolved, broken, ambiguous; its
+// typed edges last, kind "edge"), its backlinks with their context lines (a typed
+// edge's is its why), and the notes sharing a tag with it, each list cut at limit
+// (default 50) with totals. It answers from the index, brought up to HEAD first;
+// when the index is unavailable (locked by another process, being rebuilt), from
+// the notes at HEAD read into memory, with the same answer. A note not at HEAD is
+// repo.ErrNotFound.
+func NoteLinks(ctx context.Context, v *Vault, p note.Path, limit int) (*Links, error) {
+	return noteLinks(ctx, v, p, limit, nil)
 }
 
-// Links is what `links NOTE` answers.
-type Links struct {
-	Commit    string      `json:"commit"`
-	Note      note.Path   `json:"note"`
-	Outgoing  []LinkRef   `json:"outgoing"`
-	Backlinks []LinkRef   `json:"backlinks"`
-	SameTags  []note.Path `json:"same_tags"`
-	// Truncated says a list was cut at the limit; the totals count everything.
-	Truncated      bool `json:"truncated,omitempty"`
-	OutgoingTotal  int  `json:"outgoing_total"`
-	BacklinksTotal int  `json:"backlinks_total"`
-	SameTagsTotal  int  `json:"same_tags_total"`
-}
-
-// NoteLinks returns a note's outgoing links (resolved, broken, ambiguous), its
-// backlinks with their context lines, and the notes sharing a tag with it, each list
-// cut at limit. It reads every note at HEAD.
-func NoteLinks(ctx context.Context, v *repo.Vault, p note.Path, limit int) (*Links, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	vn, err := loadNotes(ctx, v)
+// noteLinks is NoteLinks as seen by a caller that may not see the hidden notes
+// (graph.Index.LinksHiding).
+func noteLinks(ctx context.Context, v *Vault, p note.Path, limit int, hidden graph.Hidden) (*Links, error) {
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("links %s: %w", p, err)
 	}
-	i := sort.Search(len(vn.notes), func(i int) bool { return vn.notes[i].Path >= p })
-	if i == len(vn.notes) || vn.notes[i].Path != p {
+	l, err := lv.src.LinksHiding(p, limit, hidden)
+	if errors.Is(err, graph.ErrUnknownNote) {
 		return nil, fmt.Errorf("links %s: %w: no such note at HEAD", p, repo.ErrNotFound)
 	}
-	self := vn.notes[i]
-	out := &Links{Commit: vn.commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
-	ref := func(n *note.Note, l note.Link) LinkRef {
-		r := vn.resolver.Resolve(n.Path, l)
-		lr := LinkRef{From: n.Path, Target: l.Target, Heading: l.Heading, Kind: string(l.Kind), Line: l.Line,
-			Status: string(r.Status), Candidates: r.Candidates}
-		if r.Status == graph.LinkResolved {
-			lr.To = r.Target
-			lr.HeadingMissing = l.Heading != "" && !r.HeadingFound
-		}
-		return lr
+	return l, graphErr("links", err)
+}
+
+// linkSource answers the link queries: the index (*graph.Index) or, when it is
+// unavailable, the notes at HEAD in memory (*graph.ScanGraph).
+type linkSource interface {
+	Commit() string
+	LinksHiding(p note.Path, limit int, hidden graph.Hidden) (*graph.NoteLinks, error)
+	StatsHiding(limit, offset int, hidden graph.Hidden) (*graph.GraphStats, error)
+	Inbound(p note.Path) ([]graph.LinkRef, error)
+	Resolve(from note.Path, l note.Link) (graph.Resolution, error)
+	Resolver() (*graph.Resolver, string, error)
+	Referrers(notes []*note.Note) ([]note.Path, error)
+}
+
+var (
+	_ linkSource = (*graph.Index)(nil)
+	_ linkSource = (*graph.ScanGraph)(nil)
+)
+
+// linkView is a link source and the notes behind it, at one commit.
+type linkView struct {
+	src    linkSource
+	commit string
+	vault  *repo.Vault
+	// scan holds every note at commit when src is a scan; with the index, notes
+	// are read (and kept) as they are asked for.
+	scan  *vaultNotes
+	notes map[note.Path]viewNote
+}
+
+type viewNote struct {
+	n   *note.Note
+	rev repo.Revision
+}
+
+// linkView returns the index brought up to HEAD or, when it is unavailable, the
+// notes at HEAD read and resolved in memory.
+func (v *Vault) linkView(ctx context.Context) (*linkView, error) {
+	ix, err := v.Index.Graph(ctx)
+	if err == nil {
+		return &linkView{src: ix, commit: ix.Commit(), vault: v.Vault, notes: map[note.Path]viewNote{}}, nil
 	}
-	for _, l := range self.Links {
-		out.OutgoingTotal++
-		if len(out.Outgoing) < limit {
-			out.Outgoing = append(out.Outgoing, ref(self, l))
-		}
+	if !errors.Is(err, ErrIndexUnavailable) || ctx.Err() != nil {
+		return nil, err
 	}
-	tags := map[string]bool{}
-	for _, t := range self.Tags {
-		tags[t] = true
+	v.Index.logger().Debug("link query without the index: reading the notes at HEAD", "why", err)
+	vn, err := loadNotes(ctx, v.Vault)
+	if err != nil {
+		return nil, err
 	}
-	for _, n := range vn.notes {
-		for _, l := range n.Links {
-			if n.Path == p && l.Target == "" {
-				continue // a heading link within the note itself
-			}
-			lr := ref(n, l)
-			if lr.To != p {
-				continue
-			}
-			out.BacklinksTotal++
-			if len(out.Backlinks) < limit {
-				lr.Context = lineAt(n.Raw, l.Start)
-				out.Backlinks = append(out.Backlinks, lr)
-			}
+	return &linkView{src: vn.graph(), commit: vn.commit, vault: v.Vault, scan: vn}, nil
+}
+
+// current reports whether the source still reflects the view's commit (the
+// index moves on when a write lands meanwhile).
+func (lv *linkView) current() bool { return lv.src.Commit() == lv.commit }
+
+// note returns the note at p at the view's commit, parsed as the index parses
+// notes, and its revision; repo.ErrNotFound when there is none.
+func (lv *linkView) note(ctx context.Context, p note.Path) (*note.Note, repo.Revision, error) {
+	if lv.scan != nil {
+		if n := lv.scan.find(p); n != nil {
+			return n, lv.scan.revs[p], nil
 		}
-		if n.Path == p {
-			continue
-		}
-		for _, t := range n.Tags {
-			if tags[t] {
-				out.SameTagsTotal++
-				if len(out.SameTags) < limit {
-					out.SameTags = append(out.SameTags, n.Path)
-				}
-				break
-			}
-		}
+		return nil, "", fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, p)
 	}
-	out.Truncated = out.OutgoingTotal > len(out.Outgoing) || out.BacklinksTotal > len(out.Backlinks) || out.SameTagsTotal > len(out.SameTags)
-	return out, nil
+	if vn, ok := lv.notes[p]; ok {
+		return vn.n, vn.rev, nil
+	}
+	b, err := lv.vault.Read(ctx, p, lv.commit)
+	if err != nil {
+		return nil, "", err
+	}
+	n := parseAt(p, b.Content)
+	lv.notes[p] = viewNote{n, b.Revision}
+	return n, b.Revision, nil
+}
+
+// revision returns the revision of the file at p at the view's commit, "" when
+// there is none.
+func (lv *linkView) revision(ctx context.Context, p note.Path) (repo.Revision, error) {
+	if lv.scan != nil {
+		return lv.scan.revs[p], nil
+	}
+	if vn, ok := lv.notes[p]; ok {
+		return vn.rev, nil
+	}
+	b, err := lv.vault.Read(ctx, p, lv.commit)
+	switch {
+	case errors.Is(err, repo.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	return b.Revision, nil
+}
+
+// Resolve resolves l, written in from, at the view's commit. An index closed
+// meanwhile resolves nothing (broken); callers resolve once through src first.
+func (lv *linkView) Resolve(from note.Path, l note.Link) graph.Resolution {
+	res, err := lv.src.Resolve(from, l)
+	if err != nil {
+		return graph.Resolution{Status: graph.LinkBroken}
+	}
+	return res
 }
 
 // lineAt returns the line of raw holding offset off, trimmed and cut at 300 bytes.
@@ -133,4 +169,17 @@ func lineAt(raw []byte, off int) string {
 		}
 	}
 	return string(line)
+}
+
+// lineNo returns line n (1-based) of raw as lineAt does, "" past the end.
+func lineNo(raw []byte, n int) string {
+	off := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(raw[off:], '\n')
+		if j < 0 {
+			return ""
+		}
+		off += j + 1
+	}
+	return lineAt(raw, off)
 }

@@ -3,51 +3,126 @@ package server_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
 
+// commitFiles writes files into v's working tree and commits them as a person
+// would (norn commit): no gates.
+func commitFiles(t *testing.T, v *server.Vault, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		writeFile(t, v.Vault, p, c)
+	}
+	if _, err := v.CommitExternal(context.Background(), "", ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// withoutIndex is v as a second process sees it while v holds the index: the
+// index is locked, so the link queries read the notes at HEAD.
+func withoutIndex(t *testing.T, v *server.Vault) *server.Vault {
+	t.Helper()
+	x := server.OpenIndexer(context.Background(), v.Vault, graph.Options{}, nil)
+	t.Cleanup(func() { x.Close() })
+	if _, err := x.Graph(context.Background()); !errors.Is(err, server.ErrIndexUnavailable) {
+		t.Fatalf("a second handle got the index: %v", err)
+	}
+	return &server.Vault{Vault: v.Vault, Settings: v.Settings, Index: x}
+}
+
 func TestNoteLinks(t *testing.T) {
-	v, _ := openVault(t)
-	for p, c := range map[string]string{
+	v := openServed(t, nil)
+	commitFiles(t, v, map[string]string{
 		"a/x.md":   "---\ntags: [one]\n---\n# X\nSee [[y#Y]] and [[Missing]], [[dup]].\n`[[in code]]`\n",
 		"b/y.md":   "# Y\nBack to [[X]] here.\n#one\n",
 		"c/dup.md": "# Dup one\n[[x|the x note]]\n",
 		"d/dup.md": "# Dup two\n",
 		"e/z.md":   "---\ntags: [one, two]\n---\n# Z\n",
-	} {
-		writeFile(t, v, p, c)
+	})
+	for name, v := range map[string]*server.Vault{"index": v, "scan": withoutIndex(t, v)} {
+		l, err := server.NoteLinks(context.Background(), v, "a/x.md", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.OutgoingTotal != 3 || len(l.Outgoing) != 3 {
+			t.Fatalf("%s: outgoing: %+v", name, l.Outgoing)
+		}
+		y, missing, dup := l.Outgoing[0], l.Outgoing[1], l.Outgoing[2]
+		if y.Status != "resolved" || y.To != "b/y.md" || y.HeadingMissing || y.Line != 5 {
+			t.Fatalf("%s: [[y#Y]]: %+v", name, y)
+		}
+		if missing.Status != "broken" || dup.Status != "ambiguous" || len(dup.Candidates) != 2 {
+			t.Fatalf("%s: broken/ambiguous: %+v %+v", name, missing, dup)
+		}
+		if l.BacklinksTotal != 2 || l.Backlinks[0].From != "b/y.md" || l.Backlinks[0].Context != "Back to [[X]] here." || l.Backlinks[1].From != "c/dup.md" {
+			t.Fatalf("%s: backlinks: %+v", name, l.Backlinks)
+		}
+		if l.SameTagsTotal != 2 || l.SameTags[0] != "b/y.md" || l.SameTags[1] != "e/z.md" {
+			t.Fatalf("%s: same tags: %+v", name, l.SameTags)
+		}
+		short, err := server.NoteLinks(context.Background(), v, "a/x.md", 1)
+		if err != nil || len(short.Outgoing) != 1 || !short.Truncated || short.OutgoingTotal != 3 {
+			t.Fatalf("%s: limit: %+v %v", name, short, err)
+		}
+		if _, err := server.NoteLinks(context.Background(), v, "nope.md", 10); !errors.Is(err, repo.ErrNotFound) {
+			t.Fatalf("%s: unknown note: %v", name, err)
+		}
 	}
-	if _, err := v.CommitExternal(context.Background(), "", ""); err != nil {
-		t.Fatal(err)
+}
+
+// linkFixture has every kind of link: typed edges, headings, embeds of
+// attachments, ambiguous and broken names, a note whose frontmatter does not
+// parse, and tags.
+var linkFixture = map[string]string{
+	"a/x.md": "---\ntags: [one]\nedges:\n  - to: \"[[b/y]]\"\n    type: supports\n    why: Because the second note gives the evidence for it.\n---\n" +
+		"# X\n## Part\n[[y]] [[Missing]] ![[x#X]] [[dup]] `[[in code]]` [md](../b/y.md) ![[pic.png]] [[#Part]] [[y#Nope]]\n",
+	"b/y.md":   "# Y\n#one #two [[X]] [[x#Part]]\n",
+	"c/dup.md": "# Dup one\n[[X]]\n",
+	"d/dup.md": "# Dup two\n",
+	"bad.md":   "---\ntitle: a\ntitle: b\n---\n# Bad\n[[X]]\n",
+	"pic.png":  "not really a picture\n",
+	"lone.md":  "# Lone\n",
+}
+
+// TestNoteLinks_IndexEqualsScan: with the index and without it (locked by
+// another process), links and stats answer the same, for every note.
+func TestNoteLinks_IndexEqualsScan(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, nil)
+	commitFiles(t, v, linkFixture)
+	scan := withoutIndex(t, v)
+	for p := range linkFixture {
+		a, aerr := server.NoteLinks(ctx, v, note.Path(p), 3)
+		b, berr := server.NoteLinks(ctx, scan, note.Path(p), 3)
+		if !reflect.DeepEqual(a, b) || (aerr == nil) != (berr == nil) {
+			t.Errorf("links %s:\nindex %+v %v\nscan  %+v %v", p, a, aerr, b, berr)
+		}
 	}
-	l, err := server.NoteLinks(context.Background(), v, "a/x.md", 10)
+	x, err := server.NoteLinks(ctx, v, "a/x.md", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.OutgoingTotal != 3 || len(l.Outgoing) != 3 {
-		t.Fatalf("outgoing: %+v", l.Outgoing)
+	last := x.Outgoing[len(x.Outgoing)-1]
+	if x.OutgoingTotal != 9 || last.Kind != graph.EdgeKindTyped || last.Type != "supports" || last.To != "b/y.md" {
+		t.Errorf("typed edge in outgoing: %+v", x.Outgoing)
 	}
-	y, missing, dup := l.Outgoing[0], l.Outgoing[1], l.Outgoing[2]
-	if y.Status != "resolved" || y.To != "b/y.md" || y.HeadingMissing || y.Line != 5 {
-		t.Fatalf("[[y#Y]]: %+v", y)
-	}
-	if missing.Status != "broken" || dup.Status != "ambiguous" || len(dup.Candidates) != 2 {
-		t.Fatalf("broken/ambiguous: %+v %+v", missing, dup)
-	}
-	if l.BacklinksTotal != 2 || l.Backlinks[0].From != "b/y.md" || l.Backlinks[0].Context != "Back to [[X]] here." || l.Backlinks[1].From != "c/dup.md" {
-		t.Fatalf("backlinks: %+v", l.Backlinks)
-	}
-	if l.SameTagsTotal != 2 || l.SameTags[0] != "b/y.md" || l.SameTags[1] != "e/z.md" {
-		t.Fatalf("same tags: %+v", l.SameTags)
-	}
-	short, err := server.NoteLinks(context.Background(), v, "a/x.md", 1)
-	if err != nil || len(short.Outgoing) != 1 || !short.Truncated || short.OutgoingTotal != 3 {
-		t.Fatalf("limit: %+v %v", short, err)
-	}
-	if _, err := server.NoteLinks(context.Background(), v, "nope.md", 10); !errors.Is(err, repo.ErrNotFound) {
-		t.Fatalf("unknown note: %v", err)
+	for _, off := range []int{0, 1, 3} {
+		a, err := server.VaultStats(ctx, v, 2, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := server.VaultStats(ctx, scan, 2, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("stats offset %d:\nindex %+v\nscan  %+v", off, a, b)
+		}
 	}
 }

@@ -54,11 +54,12 @@ func (t *mcpTools) addReadTools() {
 			"at limit (default 20, at most 100) with totals."), t.getContext)
 	addTool(t, read("links", "Links of a note",
 		"A note's outgoing links with their status (resolved, broken, ambiguous with candidates; hidden when the target "+
-			"is a note you cannot see), its backlinks with their context lines, and the notes sharing a tag with it. Lists cut "+
-			"at limit (default 50, at most 500) with totals."), t.links)
+			"is a note you cannot see), typed edges included (kind edge, with type and why), its backlinks with their context "+
+			"lines, and the notes sharing a tag with it. Lists cut at limit (default 50, at most 500) with totals."), t.links)
 	addTool(t, read("stats", "Vault statistics",
-		"Counts over the vault at HEAD: notes, files, links (resolved, broken, ambiguous), unparseable notes, and the "+
-			"largest folders, tags and typed-edge types (tables cut at limit, default 50, at most 500)."), t.stats)
+		"Counts over the vault at HEAD: notes, files, links and typed edges (resolved, broken, ambiguous), orphans, "+
+			"unparseable notes, and the largest folders, tags and typed-edge types. Each table is a page of limit rows "+
+			"(default 50, at most 500) from offset, with its total and *_next_offset for the next page."), t.stats)
 	addTool(t, read("history", "History",
 		"The commits of the vault, newest first, or of one note when path is given: op (write, edit, move, archive, …), "+
 			"author, subject, time and the paths each changed. Paged: limit (default 20, at most 100) and next_cursor; "+
@@ -684,59 +685,19 @@ func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*Links, 
 	return t.noteLinks(ctx, c, p, limit)
 }
 
-// noteLinks is NoteLinks as the caller may see it: backlinks from and notes sharing
-// tags that are hidden from it are left out (and out of the totals), and outgoing
-// links to them have status "hidden" and no target.
+// noteLinks is NoteLinks as the caller may see it (graph.Index.LinksHiding):
+// backlinks from and notes sharing tags that are hidden from it are left out (and
+// out of the totals), and outgoing links to them have status "hidden" and no
+// target. A hidden note answers like a missing one.
 func (t *mcpTools) noteLinks(ctx context.Context, c *caller, p note.Path, limit int) (*Links, error) {
-	if !c.visible(ctx, p) {
+	if !c.visible(ctx, p) { // for a caller without the private scope, this loads the private set first
 		return nil, errInvisible(p)
 	}
-	all, err := NoteLinks(ctx, t.v.Vault, p, math.MaxInt32)
-	if err != nil {
-		if errors.Is(err, repo.ErrNotFound) {
-			return nil, errInvisible(p)
-		}
-		return nil, err
+	l, err := noteLinks(ctx, t.v, p, limit, c.hidden(ctx))
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil, errInvisible(p)
 	}
-	out := &Links{Commit: all.Commit, Note: all.Note, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
-	for _, l := range all.Outgoing {
-		if !c.all {
-			if l.To != "" && !c.visible(ctx, l.To) {
-				l.To, l.Status, l.HeadingMissing = "", "hidden", false
-			}
-			var cands []note.Path
-			for _, cp := range l.Candidates {
-				if c.visible(ctx, cp) {
-					cands = append(cands, cp)
-				}
-			}
-			l.Candidates = cands
-		}
-		out.OutgoingTotal++
-		if len(out.Outgoing) < limit {
-			out.Outgoing = append(out.Outgoing, l)
-		}
-	}
-	for _, l := range all.Backlinks {
-		if !c.visible(ctx, l.From) {
-			continue
-		}
-		out.BacklinksTotal++
-		if len(out.Backlinks) < limit {
-			out.Backlinks = append(out.Backlinks, l)
-		}
-	}
-	for _, sp := range all.SameTags {
-		if !c.visible(ctx, sp) {
-			continue
-		}
-		out.SameTagsTotal++
-		if len(out.SameTags) < limit {
-			out.SameTags = append(out.SameTags, sp)
-		}
-	}
-	out.Truncated = out.OutgoingTotal > len(out.Outgoing) || out.BacklinksTotal > len(out.Backlinks) || out.SameTagsTotal > len(out.SameTags)
-	return out, nil
+	return l, err
 }
 
 // ContextArgs are get_context's arguments.
@@ -811,66 +772,24 @@ func (t *mcpTools) getContext(ctx context.Context, c *caller, in ContextArgs) (*
 
 // StatsArgs are stats' arguments.
 type StatsArgs struct {
-	Limit int `json:"limit,omitempty" jsonschema:"rows per table (default 50, at most 500)"`
+	Limit  int `json:"limit,omitempty" jsonschema:"rows per table (default 50, at most 500)"`
+	Offset int `json:"offset,omitempty" jsonschema:"skip this many rows of each table: the folders_next_offset, tags_next_offset or edge_types_next_offset of the previous page"`
 }
 
+// stats is VaultStats as the caller may see it: notes hidden from it (and their
+// links, tags and folders) are not counted.
 func (t *mcpTools) stats(ctx context.Context, c *caller, in StatsArgs) (*Stats, error) {
 	limit, err := bound("limit", in.Limit, 50, 500)
 	if err != nil {
 		return nil, err
 	}
-	if c.all {
-		return VaultStats(ctx, t.v.Vault, limit)
+	if in.Offset < 0 {
+		return nil, errInput("offset must be 0 or more, not %d", in.Offset)
 	}
-	// The same counts as VaultStats over the notes the caller may see.
-	vn, err := loadNotes(ctx, t.v.Vault)
-	if err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
+	if _, err := c.privateAtHead(ctx); err != nil {
+		return nil, fmt.Errorf("stats: %w", err) // fail closed
 	}
-	st := &Stats{Commit: vn.commit, Files: vn.files}
-	folders, tags, edges := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, n := range vn.notes {
-		if !c.visibleNote(n) {
-			st.Files--
-			continue
-		}
-		st.Notes++
-		if n.TitleSource == note.TitleFromPath && n.Frontmatter == nil {
-			if _, err := note.Parse(n.Path, n.Raw); err != nil {
-				st.Unparsed++
-			}
-		}
-		folder := n.Path.Folder()
-		if folder == "" {
-			folder = "/"
-		}
-		folders[folder]++
-		for _, tg := range n.Tags {
-			tags[tg]++
-		}
-		for _, e := range n.Edges {
-			edges[e.Type]++
-		}
-		for _, l := range n.Links {
-			st.Links.Total++
-			switch vn.resolver.Resolve(n.Path, l).Status {
-			case graph.LinkResolved:
-				st.Links.Resolved++
-			case graph.LinkBroken:
-				st.Links.Broken++
-			case graph.LinkAmbiguous:
-				st.Links.Ambiguous++
-			}
-		}
-	}
-	var cut bool
-	st.Folders, cut = top(folders, limit)
-	st.Truncated = st.Truncated || cut
-	st.Tags, cut = top(tags, limit)
-	st.Truncated = st.Truncated || cut
-	st.EdgeTypes, cut = top(edges, limit)
-	st.Truncated = st.Truncated || cut
-	return st, nil
+	return vaultStats(ctx, t.v, limit, in.Offset, c.hidden(ctx))
 }
 
 // --- history ---

@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,7 +112,10 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 	return &MoveResult{Result: res, Rewritten: plan.rewritten}, err
 }
 
-// planMove reads HEAD and works out the changes of a move.
+// planMove reads HEAD and works out the changes of a move. It reads only the
+// notes involved: From, the notes linking to it, and the notes whose links could
+// resolve differently after the move (graph.Index.Referrers), from the index, or
+// from every note at HEAD when the index is unavailable.
 func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) {
 	for _, p := range []note.Path{r.From, r.To} {
 		if err := repo.ValidPath(string(p)); err != nil {
@@ -123,20 +128,42 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 	if r.From == r.To {
 		return nil, fmt.Errorf("%w: move %s onto itself", repo.ErrInvalid, r.From)
 	}
-	scan, err := inboundLinks(ctx, v, r.From)
+	for attempt := 1; ; attempt++ {
+		lv, err := v.linkView(ctx)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := planMoveIn(ctx, lv, r)
+		if lv.current() || attempt == 3 {
+			return plan, err
+		}
+		// A write landed while the plan was read: plan again at the new HEAD.
+	}
+}
+
+func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, error) {
+	from, fromRev, err := lv.note(ctx, r.From)
+	if errors.Is(err, repo.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, r.From)
+	}
 	if err != nil {
 		return nil, err
 	}
-	from := scan.find(r.From)
-	if from == nil {
-		return nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, r.From)
-	}
-	if rev, ok := scan.revs[r.To]; ok {
+	if rev, err := lv.revision(ctx, r.To); err != nil {
+		return nil, err
+	} else if rev != "" {
 		return nil, &repo.ConflictError{Path: r.To, Current: rev, Reason: "the destination exists; a move never overwrites"}
 	}
-	fromRev := scan.revs[r.From]
 	if r.ExpectedRevision != "" && r.ExpectedRevision != fromRev {
 		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
+	}
+	inbound, err := lv.src.Inbound(r.From)
+	if err != nil {
+		return nil, graphErr("move", err)
+	}
+	before, _, err := lv.src.Resolver()
+	if err != nil {
+		return nil, graphErr("move", err)
 	}
 	after := func(p note.Path) note.Path {
 		if p == r.From {
@@ -148,32 +175,28 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 	// Names after the move: the moved note at its new path (its title may come
 	// from the file name), everything else as it is.
 	moved0 := parseAt(r.To, from.Raw)
-	names := make([]*note.Note, len(scan.notes))
-	for i, n := range scan.notes {
-		names[i] = n
-		if n.Path == r.From {
-			names[i] = moved0
-		}
-	}
-	r1 := scan.resolverOver(names, r.From)
+	r1 := before.With([]note.Path{r.From}, []*note.Note{moved0})
 
 	// Rewrite the notes linking to From, and From itself.
 	sources := map[note.Path]bool{r.From: true}
 	order := []note.Path{r.From}
-	for _, in := range scan.in {
-		if !sources[in.Path] {
-			sources[in.Path] = true
-			order = append(order, in.Path)
+	for _, in := range inbound {
+		if !sources[in.From] {
+			sources[in.From] = true
+			order = append(order, in.From)
 		}
 	}
 	newBytes := map[note.Path][]byte{} // by path before the move
 	for _, p := range order {
-		n := scan.find(p)
+		n, _, err := lv.note(ctx, p)
+		if err != nil {
+			return nil, err
+		}
 		src := after(p)
 		var decide []string // per site: the new target, or "\x00" to keep
 		for _, l := range sitesOf(n) {
 			keep := "\x00"
-			b := scan.resolver.Resolve(p, l)
+			b := before.Resolve(p, l)
 			switch {
 			case b.Status == graph.LinkResolved && (p == r.From || b.Target == r.From):
 				// Links to the note move with it; the moved note's own links keep
@@ -217,28 +240,55 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 		}
 	}
 
-	// Check the whole vault after the move: every link that resolved still
-	// resolves to the same note (the moved one at its new path).
-	final := make([]*note.Note, len(scan.notes))
-	for i, n := range scan.notes {
-		final[i] = n
-		if b, ok := newBytes[n.Path]; ok {
-			final[i] = parseAt(after(n.Path), b)
-		} else if n.Path == r.From {
-			final[i] = moved0
+	// The notes as the move leaves them (by path before the move), and a resolver
+	// over the vault after it.
+	final := map[note.Path]*note.Note{r.From: moved0}
+	for p, b := range newBytes {
+		final[p] = parseAt(after(p), b)
+	}
+	gone := make([]note.Path, 0, len(final))
+	added := make([]*note.Note, 0, len(final))
+	names := []*note.Note{from, moved0, final[r.From]}
+	for p, m := range final {
+		gone = append(gone, p)
+		added = append(added, m)
+		if p != r.From {
+			if n, _, _ := lv.note(ctx, p); namesChanged(n, m) {
+				names = append(names, n, m)
+			}
 		}
 	}
-	rf := scan.resolverOver(final, r.From)
+	rf := before.With(gone, added)
+
+	// Check every link that can resolve differently after the move: those of the
+	// rewritten notes and of every note whose links meet a name that changes
+	// (From's, its new one's, a rewritten note's changed title, aliases or
+	// headings). Each that resolved still resolves to the same note (the moved
+	// one at its new path).
+	referrers, err := lv.src.Referrers(names)
+	if err != nil {
+		return nil, graphErr("move", err)
+	}
+	check := append(slices.Clone(order), referrers...)
+	slices.Sort(check)
+	check = slices.Compact(check)
 	var problems []string
 	captured := 0
-	for i, n := range scan.notes {
-		m := final[i]
-		before, now := sitesOf(n), sitesOf(m)
-		if len(before) != len(now) {
+	for _, p := range check {
+		n, _, err := lv.note(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		m := n
+		if f, ok := final[p]; ok {
+			m = f
+		}
+		was, now := sitesOf(n), sitesOf(m)
+		if len(was) != len(now) {
 			return nil, fmt.Errorf("%w: rewriting %s changed its number of links", repo.ErrInvalid, n.Path)
 		}
-		for k, l := range before {
-			b := scan.resolver.Resolve(n.Path, l)
+		for k, l := range was {
+			b := before.Resolve(n.Path, l)
 			if b.Status != graph.LinkResolved {
 				continue
 			}
@@ -273,7 +323,11 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 	}
 	sort.Slice(paths, func(i, j int) bool { return paths[i] < paths[j] })
 	for _, p := range paths {
-		plan.changes = append(plan.changes, repo.Change{Kind: repo.Put, Path: p, Content: newBytes[p], ExpectedRevision: scan.revs[p]})
+		_, rev, err := lv.note(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		plan.changes = append(plan.changes, repo.Change{Kind: repo.Put, Path: p, Content: newBytes[p], ExpectedRevision: rev})
 	}
 	for p := range newBytes {
 		plan.rewritten = append(plan.rewritten, after(p))
@@ -282,9 +336,24 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 	return plan, nil
 }
 
+// namesChanged reports whether b names itself otherwise than a does, to the
+// resolver: title, aliases or headings.
+func namesChanged(a, b *note.Note) bool {
+	if a == nil || b == nil || a.Title != b.Title || !slices.Equal(a.Aliases, b.Aliases) || len(a.Headings) != len(b.Headings) {
+		return true
+	}
+	for i, h := range a.Headings {
+		if h.Text != b.Headings[i].Text || h.Level != b.Headings[i].Level {
+			return true
+		}
+	}
+	return false
+}
+
 // ArchiveNote archives the note (or file) at r.Path with r.Reason and returns the
 // links other notes have to it, which the archive leaves dangling, each with its
-// line and context. A dry run reports them and writes nothing. The archive is
+// line and context (from the index, or from every note at HEAD when the index is
+// unavailable). A dry run reports them and writes nothing. The archive is
 // guarded by the revision read (r.ExpectedRevision when set), so the list is the
 // one for the note archived; a note changed meanwhile is a *repo.ConflictError.
 func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResult, error) {
@@ -294,35 +363,23 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 	if !r.Reason.Valid() {
 		return nil, fmt.Errorf("archive %s: %w: reason %q: give archived, superseded or retracted", r.Path, repo.ErrInvalid, r.Reason)
 	}
-	scan, err := inboundLinks(ctx, v, r.Path)
-	if err != nil {
-		return nil, fmt.Errorf("archive %s: %w", r.Path, err)
-	}
-	rev, ok := scan.revs[r.Path]
-	if !ok {
-		return nil, fmt.Errorf("archive %s: %w: %s does not exist at HEAD", r.Path, repo.ErrNotFound, r.Path)
+	var rev repo.Revision
+	var dangling []LinkRef
+	for attempt := 1; ; attempt++ {
+		lv, err := v.linkView(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
+		}
+		rev, dangling, err = danglingLinks(ctx, lv, r.Path)
+		if err != nil {
+			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
+		}
+		if lv.current() || attempt == 3 {
+			break
+		}
 	}
 	if r.ExpectedRevision != "" && r.ExpectedRevision != rev {
 		return nil, fmt.Errorf("archive %s: %w", r.Path, &repo.ConflictError{Path: r.Path, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"})
-	}
-	var rest []*note.Note
-	for _, n := range scan.notes {
-		if n.Path != r.Path {
-			rest = append(rest, n)
-		}
-	}
-	r1 := scan.resolverOver(rest, r.Path)
-	dangling := []LinkRef{}
-	for _, in := range scan.in {
-		if in.Path == r.Path {
-			continue // the note's links to itself go with it
-		}
-		n := scan.find(in.Path)
-		for _, l := range in.sites {
-			a := r1.Resolve(n.Path, l)
-			lr := linkRef(n, l, a)
-			dangling = append(dangling, lr)
-		}
 	}
 	msg := r.Message
 	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
@@ -339,75 +396,76 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 	return &ArchiveResult{Result: res, Dangling: dangling}, err
 }
 
-// linkScan is every note at one commit, the revision of every file there, and the
-// links and typed edges that resolve to one path.
-type linkScan struct {
-	*vaultNotes
-	revs map[note.Path]repo.Revision
-	// in holds, per source note in path order, its links and edges (as sitesOf
-	// lists them) that resolve to the path.
-	in []inbound
-}
-
-// inbound is the links of one note to the scanned path.
-type inbound struct {
-	Path  note.Path
-	sites []note.Link
-}
-
-// inboundLinks finds every link and typed edge, in any note at HEAD (p itself
-// included), that resolves to p. It reads and resolves every note (loadNotes);
-// the notes stay in the answer because a move checks every link of the vault.
-func inboundLinks(ctx context.Context, v *Vault, p note.Path) (*linkScan, error) {
-	vn, err := loadNotes(ctx, v.Vault)
+// danglingLinks returns the revision of the file at p and the links of other
+// notes to it, each resolved as it will be once p is gone, sorted by note and
+// line. The note's links to itself are not listed.
+func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revision, []LinkRef, error) {
+	rev, err := lv.revision(ctx, p)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	scan := &linkScan{vaultNotes: vn, revs: map[note.Path]repo.Revision{}}
-	if vn.commit != "" {
-		files, _, err := v.Files(ctx, vn.commit)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			scan.revs[f.Path] = f.Revision
-		}
+	if rev == "" {
+		return "", nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, p)
 	}
-	for _, n := range vn.notes {
-		var in []note.Link
-		for _, l := range sitesOf(n) {
-			if res := vn.resolver.Resolve(n.Path, l); res.Status == graph.LinkResolved && res.Target == p {
-				in = append(in, l)
+	in, err := lv.src.Inbound(p)
+	if err != nil {
+		return "", nil, graphErr("inbound links", err)
+	}
+	dangling := make([]LinkRef, 0, len(in))
+	if len(in) == 0 {
+		return rev, dangling, nil
+	}
+	r, _, err := lv.src.Resolver()
+	if err != nil {
+		return "", nil, graphErr("inbound links", err)
+	}
+	r1 := r.With([]note.Path{p}, nil)
+	for _, d := range in {
+		l := note.Link{Kind: note.LinkKind(d.Kind), Target: d.Target, Heading: d.Heading}
+		if d.Kind == graph.EdgeKindTyped {
+			// A typed edge's context is its `to:` line, as a body link's is its line.
+			l.Kind = note.LinkWiki
+			n, _, err := lv.note(ctx, d.From)
+			if err != nil {
+				return "", nil, err
+			}
+			d.Context = ""
+			if site, ok := edgeSite(n, d); ok {
+				d.Line, d.Context = site.Line, lineAt(n.Raw, site.Start)
 			}
 		}
-		if len(in) > 0 {
-			scan.in = append(scan.in, inbound{Path: n.Path, sites: in})
+		a := r1.Resolve(d.From, l)
+		d.Status, d.To, d.Candidates, d.HeadingMissing = a.Status, "", a.Candidates, false
+		if a.Status == graph.LinkResolved {
+			d.To = a.Target
+			d.HeadingMissing = l.Heading != "" && !a.HeadingFound
 		}
+		dangling = append(dangling, d)
 	}
-	return scan, nil
+	sort.SliceStable(dangling, func(i, j int) bool {
+		if dangling[i].From != dangling[j].From {
+			return dangling[i].From < dangling[j].From
+		}
+		return dangling[i].Line < dangling[j].Line
+	})
+	return rev, dangling, nil
 }
 
-// find returns the note at p, or nil.
-func (s *linkScan) find(p note.Path) *note.Note {
-	i := sort.Search(len(s.notes), func(i int) bool { return s.notes[i].Path >= p })
-	if i < len(s.notes) && s.notes[i].Path == p {
-		return s.notes[i]
-	}
-	return nil
-}
-
-// resolverOver builds a resolver over notes and the scanned attachments, less the
-// path gone.
-func (s *linkScan) resolverOver(notes []*note.Note, gone note.Path) *graph.Resolver {
-	r := graph.NewResolver(notes)
-	var files []note.Path
-	for p := range s.revs {
-		if !isNote(p) && p != gone {
-			files = append(files, p)
+// edgeSite finds the typed edge d of n (by line, type and target) as
+// note.EdgeLinks gives it, with where its `to` is written.
+func edgeSite(n *note.Note, d LinkRef) (note.Link, bool) {
+	sites := note.EdgeLinks(n)
+	for i, e := range n.Edges {
+		if i < len(sites) && e.Line == d.Line && e.Type == d.Type && sites[i].End > 0 {
+			return sites[i], true
 		}
 	}
-	r.AddFiles(files)
-	return r
+	return note.Link{}, false
+}
+
+// resolver resolves links: a *graph.Resolver, or a linkView.
+type resolver interface {
+	Resolve(from note.Path, l note.Link) graph.Resolution
 }
 
 // sitesOf lists a note's typed edges (their `to`) then its links, the order
@@ -439,7 +497,7 @@ func namesFile(l note.Link, p note.Path) bool {
 // name, else the shortest path that works; for a path link the shortest path (the
 // whole path when l named its old target, was, by its whole path). ".md" and a
 // leading "/" are kept when l had them.
-func linkTextFor(r *graph.Resolver, src note.Path, l note.Link, want, was note.Path) (string, bool) {
+func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path) (string, bool) {
 	resolves := func(t string) bool {
 		c := l
 		c.Target = t
@@ -518,24 +576,6 @@ func describe(a graph.Resolution, want note.Path) string {
 		return "be ambiguous between " + strings.Join(parts, ", ")
 	}
 	return "be broken"
-}
-
-// linkRef describes the link l of n resolved as res.
-func linkRef(n *note.Note, l note.Link, res graph.Resolution) LinkRef {
-	kind := string(l.Kind)
-	if l.End <= n.BodyStart { // a typed edge's `to` (body links end after the body starts)
-		kind = "edge"
-	}
-	lr := LinkRef{From: n.Path, Target: l.Target, Heading: l.Heading, Kind: kind, Line: l.Line,
-		Status: string(res.Status), Candidates: res.Candidates}
-	if res.Status == graph.LinkResolved {
-		lr.To = res.Target
-		lr.HeadingMissing = l.Heading != "" && !res.HeadingFound
-	}
-	if l.End > 0 {
-		lr.Context = lineAt(n.Raw, l.Start)
-	}
-	return lr
 }
 
 // parseAt parses raw as the note at p the way loadNotes does: a note whose

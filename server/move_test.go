@@ -342,7 +342,7 @@ func TestVault_ArchiveNote(t *testing.T) {
 	}
 	var got []ref
 	for _, d := range res.Dangling {
-		got = append(got, ref{d.From, d.Line, d.Kind, d.Status, d.To, d.Context})
+		got = append(got, ref{d.From, d.Line, d.Kind, string(d.Status), d.To, d.Context})
 	}
 	// Name links resolve by title to d/other.md once a/Gone.md is gone; the path
 	// link and the Markdown link break. The note's links to itself are not listed.

@@ -43,6 +43,7 @@ func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	s.Bind(v)
 	cfg, _, _ := s.Current(ctx)
 	x = OpenIndexer(ctx, v, SearchOptionsFrom(cfg, opts.Logger), opts.Logger)
+	s.resolveEdges(x.edgeTargets)
 	if err := x.CatchUp(ctx); err != nil {
 		opts.Logger.Warn("catch up index", "err", err)
 	}

@@ -10,82 +10,36 @@ import (
 	"github.com/norn-vault/norn/repo"
 )
 
-// LinkCounts counts link occurrences outside code, embeds included.
-type LinkCounts struct {
-	Total     int `json:"total"`
-	Resolved  int `json:"resolved"`
-	Broken    int `json:"broken"`
-	Ambiguous int `json:"ambiguous"`
+// LinkCounts counts link occurrences outside code, embeds included
+// (graph.LinkCounts).
+type LinkCounts = graph.LinkCounts
+
+// Count is one row of a per-folder, per-tag or per-edge-type table.
+type Count = graph.Count
+
+// Stats describes the vault at HEAD (graph.GraphStats): notes, files, body links
+// and typed edges by status, orphans, notes whose frontmatter breaks the codec's
+// rules (their body's links still count), and the folder, tag and edge-type
+// tables, each paged with its total and next offset.
+type Stats = graph.GraphStats
+
+// VaultStats counts notes, links, folders, tags and edge types at HEAD. Each table
+// is sorted by count (most first, ties by name) and paged: limit rows (default 50,
+// at most 1000) from offset. It answers from the index, brought up to HEAD first;
+// when the index is unavailable, from the notes at HEAD read into memory, with
+// the same answer.
+func VaultStats(ctx context.Context, v *Vault, limit, offset int) (*Stats, error) {
+	return vaultStats(ctx, v, limit, offset, nil)
 }
 
-// Count is one row of a per-folder or per-tag table.
-type Count struct {
-	Name  string `json:"name"`
-	Notes int    `json:"notes"`
-}
-
-// Stats describes the vault at HEAD.
-type Stats struct {
-	Commit string     `json:"commit"`
-	Notes  int        `json:"notes"`
-	Files  int        `json:"files"`
-	Links  LinkCounts `json:"links"`
-	// Unparsed counts notes whose frontmatter breaks the codec's rules (their links
-	// are still counted: the body parses).
-	Unparsed  int     `json:"unparsed"`
-	Folders   []Count `json:"folders"`
-	Tags      []Count `json:"tags"`
-	EdgeTypes []Count `json:"edge_types"`
-	// Truncated says the folder, tag or edge-type tables were cut at the limit.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-// VaultStats reads every note at HEAD, resolves every link (graph.Resolver) and
-// counts notes, links, folders, tags and edge types. Tables are sorted by count and
-// cut at limit rows each.
-func VaultStats(ctx context.Context, v *repo.Vault, limit int) (*Stats, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	vn, err := loadNotes(ctx, v)
+// vaultStats is VaultStats as seen by a caller that may not see the hidden notes.
+func vaultStats(ctx context.Context, v *Vault, limit, offset int, hidden graph.Hidden) (*Stats, error) {
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	st := &Stats{Commit: vn.commit, Files: vn.files, Notes: len(vn.notes), Unparsed: vn.unparsed}
-	notes, r := vn.notes, vn.resolver
-	folders, tags, edges := map[string]int{}, map[string]int{}, map[string]int{}
-	for _, n := range notes {
-		folder := n.Path.Folder()
-		if folder == "" {
-			folder = "/"
-		}
-		folders[folder]++
-		for _, t := range n.Tags {
-			tags[t]++
-		}
-		for _, e := range n.Edges {
-			edges[e.Type]++
-		}
-		for _, l := range n.Links {
-			st.Links.Total++
-			switch r.Resolve(n.Path, l).Status {
-			case graph.LinkResolved:
-				st.Links.Resolved++
-			case graph.LinkBroken:
-				st.Links.Broken++
-			case graph.LinkAmbiguous:
-				st.Links.Ambiguous++
-			}
-		}
-	}
-	var cut bool
-	st.Folders, cut = top(folders, limit)
-	st.Truncated = st.Truncated || cut
-	st.Tags, cut = top(tags, limit)
-	st.Truncated = st.Truncated || cut
-	st.EdgeTypes, cut = top(edges, limit)
-	st.Truncated = st.Truncated || cut
-	return st, nil
+	st, err := lv.src.StatsHiding(limit, offset, hidden)
+	return st, graphErr("stats", err)
 }
 
 // vaultNotes is every note at HEAD, parsed, with a resolver over them.
@@ -95,6 +49,8 @@ type vaultNotes struct {
 	notes    []*note.Note // sorted by path
 	unparsed int
 	resolver *graph.Resolver
+	revs     map[note.Path]repo.Revision // of every file
+	docs     []graph.Doc                 // the notes and the attachments
 }
 
 // loadNotes reads and parses every note at HEAD (on every core). A note whose
@@ -104,11 +60,13 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &vaultNotes{commit: string(head), files: len(files)}
+	out := &vaultNotes{commit: string(head), files: len(files), revs: make(map[note.Path]repo.Revision, len(files))}
 	var attachments []note.Path
 	for _, f := range files {
+		out.revs[f.Path] = f.Revision
 		if !isNote(f.Path) {
 			attachments = append(attachments, f.Path)
+			out.docs = append(out.docs, graph.Doc{Path: f.Path, Revision: string(f.Revision)})
 		}
 	}
 	for d, err := range readDocs(ctx, v, notesOnly(files)) {
@@ -119,11 +77,24 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 			out.unparsed++ // parseDoc kept the links of its body
 		}
 		out.notes = append(out.notes, d.Note)
+		out.docs = append(out.docs, d)
 	}
 	sort.Slice(out.notes, func(i, j int) bool { return out.notes[i].Path < out.notes[j].Path })
 	out.resolver = graph.NewResolver(out.notes)
 	out.resolver.AddFiles(attachments)
 	return out, nil
+}
+
+// graph is the link graph of the notes, in memory.
+func (vn *vaultNotes) graph() *graph.ScanGraph { return graph.NewScanGraph(vn.commit, vn.docs) }
+
+// find returns the note at p, or nil.
+func (vn *vaultNotes) find(p note.Path) *note.Note {
+	i := sort.Search(len(vn.notes), func(i int) bool { return vn.notes[i].Path >= p })
+	if i < len(vn.notes) && vn.notes[i].Path == p {
+		return vn.notes[i]
+	}
+	return nil
 }
 
 // bodyAfterFrontmatter returns the bytes after a leading "---" block, or nil.

@@ -26,6 +26,8 @@ type Settings struct {
 	cfg   config.Config
 	gates *hooks.Gates
 	err   error
+	// edges resolves typed edges for the edge-target rules (nil: skipped).
+	edges func([]hooks.Change) hooks.EdgeResolver
 }
 
 // NewSettings returns settings that hold the defaults until Bind.
@@ -39,6 +41,14 @@ func (s *Settings) Bind(v *repo.Vault) {
 	s.mu.Lock()
 	s.vault = v
 	s.rev = "unbound"
+	s.mu.Unlock()
+}
+
+// resolveEdges makes the gates check that the typed edges a write adds name one
+// note each (edge-target-missing, edge-target-ambiguous), with fn (an index).
+func (s *Settings) resolveEdges(fn func([]hooks.Change) hooks.EdgeResolver) {
+	s.mu.Lock()
+	s.edges = fn
 	s.mu.Unlock()
 }
 
@@ -92,6 +102,12 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 				extra = append(extra, v)
 			}
 		}
+	}
+	s.mu.Lock()
+	edges := s.edges
+	s.mu.Unlock()
+	if edges != nil {
+		hp.EdgeTargets = edges(hp.Changes)
 	}
 	err := gates.Check(ctx, hp)
 	if len(extra) == 0 {

@@ -61,7 +61,7 @@ func commands() []command {
 		{"hubs", "[--limit N] [--offset K]", "the notes most linked to (distinct linking notes)", runHubs},
 		{"orphans", "[--limit N] [--offset K]", "the notes with no links in or out", runOrphans},
 		{"path", "A B [--max-depth D]", "a shortest chain of links between two notes (either direction)", runPath},
-		{"stats", "[--limit N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
+		{"stats", "[--limit N] [--offset N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
 		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/server"
 )
@@ -18,7 +19,7 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("limit", *limit, 1, 1000); err != nil {
 		return err
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, err := openGraphVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
@@ -35,23 +36,31 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintln(e.stdout, "\noutgoing:")
 	}
 	for _, o := range l.Outgoing {
+		edge := ""
+		if o.Kind == graph.EdgeKindTyped {
+			edge = " (" + o.Type + " edge)"
+		}
 		switch o.Status {
-		case "resolved":
+		case graph.LinkResolved:
 			extra := ""
 			if o.HeadingMissing {
 				extra = fmt.Sprintf("  (no heading %q there)", o.Heading)
 			}
-			fmt.Fprintf(e.stdout, "  %4d  → %s%s\n", o.Line, o.To, extra)
-		case "ambiguous":
-			fmt.Fprintf(e.stdout, "  %4d  ? %s: ambiguous, one of %v\n", o.Line, o.Target, o.Candidates)
+			fmt.Fprintf(e.stdout, "  %4d  → %s%s%s\n", o.Line, o.To, edge, extra)
+		case graph.LinkAmbiguous:
+			fmt.Fprintf(e.stdout, "  %4d  ? %s%s: ambiguous, one of %v\n", o.Line, o.Target, edge, o.Candidates)
 		default:
-			fmt.Fprintf(e.stdout, "  %4d  ✗ %s: broken\n", o.Line, o.Target)
+			fmt.Fprintf(e.stdout, "  %4d  ✗ %s%s: broken\n", o.Line, o.Target, edge)
 		}
 	}
 	if len(l.Backlinks) > 0 {
 		fmt.Fprintln(e.stdout, "\nbacklinks:")
 	}
 	for _, b := range l.Backlinks {
+		if b.Kind == graph.EdgeKindTyped {
+			fmt.Fprintf(e.stdout, "  %s:%d  %s edge: %s\n", b.From, b.Line, b.Type, b.Context)
+			continue
+		}
 		fmt.Fprintf(e.stdout, "  %s:%d  %s\n", b.From, b.Line, b.Context)
 	}
 	if len(l.SameTags) > 0 {
