@@ -170,9 +170,13 @@ func toolErrorResult(te *ToolError) *mcp.CallToolResult {
 	if err != nil {
 		text = []byte(te.Error())
 	}
+	// The error travels as JSON text only, not as structuredContent: clients on the
+	// TypeScript SDK 1.x (Claude Code, Claude Desktop, the MCP Inspector) check
+	// structuredContent against the tool's output schema even when isError is set,
+	// and would replace this message with a schema error (typescript-sdk issues
+	// 1943, 2748).
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(text)}},
-		StructuredContent: te,
-		IsError:           true,
+		Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(text)}},
+		IsError: true,
 	}
 }

@@ -139,9 +139,12 @@ func callTool(t *testing.T, c *client.Client, ctx context.Context, name string, 
 		t.Fatalf("%s: text content is not the JSON of the result: %#v", name, res.Content[0])
 	}
 	if res.IsError {
+		if res.StructuredContent != nil {
+			t.Fatalf("%s: error result with structuredContent %s (TypeScript clients validate it against the output schema)", name, b)
+		}
 		var te server.ToolError
-		if err := json.Unmarshal(b, &te); err != nil || te.Code == "" || te.Class == "" || te.Message == "" {
-			t.Fatalf("%s: error result without {class, code, message}: %s (%v)", name, b, err)
+		if err := json.Unmarshal([]byte(text.Text), &te); err != nil || te.Code == "" || te.Class == "" || te.Message == "" {
+			t.Fatalf("%s: error result without {class, code, message}: %s (%v)", name, text.Text, err)
 		}
 		return &te
 	}
