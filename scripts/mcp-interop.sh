@@ -184,7 +184,7 @@ start_server() {
   shift
   for attempt in 1 2 3; do
     port=$(free_port) || return 1
-    "$NORN" --vault "$vault" serve --http "127.0.0.1:$port" "$@" >"$log" 2>&1 &
+    "$NORN" --vault "$vault" serve --http "127.0.0.1:$port" --validate-output "$@" >"$log" 2>&1 &
     server_pid=$!
     for i in $(seq 1 300); do
       kill -0 "$server_pid" 2>/dev/null || break

@@ -407,14 +407,14 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 		}
 		return nil, err
 	}
-	if !c.visibleContent(p, blob.Content) {
+	n, perr := note.Parse(p, blob.Content)
+	if !c.visibleParsed(p, n, perr, blob.Content) {
 		return nil, invisibleAt(p, in.At)
 	}
 	out := &ReadNoteResult{Path: p, Revision: blob.Revision, Commit: blob.Commit, Title: note.Stem(p)}
 	if string(p) != name {
 		out.ResolvedFrom = in.Path
 	}
-	n, perr := note.Parse(p, blob.Content)
 	if perr == nil {
 		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)
 	}

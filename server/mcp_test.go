@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,6 +148,10 @@ func callTool(t *testing.T, c *client.Client, ctx context.Context, name string, 
 			t.Fatalf("%s: error result without {class, code, message}: %s (%v)", name, text.Text, err)
 		}
 		return &te
+	}
+	var wire, copied bytes.Buffer // the text block is the structured content's JSON
+	if json.Compact(&wire, res.RawStructuredContent) != nil || json.Compact(&copied, []byte(text.Text)) != nil || wire.String() != copied.String() {
+		t.Fatalf("%s: the text block is not the structured content's JSON:\n%s\n%s", name, text.Text, res.RawStructuredContent)
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
@@ -342,5 +347,29 @@ func TestMCP_BadArgumentsAreInvalidInput(t *testing.T) {
 	}
 	if commitCount(t, v) != before || mcpGit(t, v.Dir(), "status", "--porcelain") != "" {
 		t.Fatal("bad input changed the vault")
+	}
+}
+
+// TestNewMCPServer_OutputValidation: by default a tool result that does not
+// conform to the tool's output schema becomes a tool error (so the tests see every
+// schema broken); SkipOutputValidation sends it as it is.
+func TestNewMCPServer_OutputValidation(t *testing.T) {
+	v, _ := newMCPEnv(t, mcpFixture)
+	for _, skip := range []bool{false, true} {
+		e := &mcpEnvServer{t: t, v: v, s: server.NewMCPServer(v, server.MCPOptions{Version: "test", SkipOutputValidation: skip})}
+		e.s.AddTool(mcp.NewTool("liar", mcp.WithOutputSchema[struct {
+			N int `json:"n"`
+		}]()), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"n":"many"}`)},
+				StructuredContent: json.RawMessage(`{"n":"many"}`)}, nil
+		})
+		c, ctx := e.connect(&mcpAgent, false)
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "liar"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError == skip {
+			t.Errorf("SkipOutputValidation %v: isError %v, content %+v", skip, res.IsError, res.Content)
+		}
 	}
 }
