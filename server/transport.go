@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -188,6 +189,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = r.WithContext(WithPrincipal(r.Context(), p))
+	var lw *lengthWriter
+	if r.Method == http.MethodPost {
+		lw = &lengthWriter{ResponseWriter: w}
+		defer lw.finish()
+		w = lw
+	}
 	bw := &bindingWriter{ResponseWriter: w}
 	if sid == "" {
 		bw.onHeader = func(hd http.Header, status int) {
@@ -346,6 +353,78 @@ func (w *bindingWriter) Flush() {
 
 // Unwrap returns the wrapped writer.
 func (w *bindingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// lengthWriter holds back a JSON response until the handler returns, then sends it
+// with a Content-Length instead of chunked. mcp-go's client stops reading at the
+// end of the JSON value and cancels the request: a chunked body's last chunk is
+// then often unread and the HTTP transport closes the connection (a new TCP
+// connection for up to 0.7 of the calls), while the last read of a body with a
+// length reports its end at once and the connection is reused. Anything else (an
+// SSE stream, a Flush, a response with a length already) goes through as it is.
+type lengthWriter struct {
+	http.ResponseWriter
+	status  int  // the held status, 0 while none is held
+	through bool // writing through
+	buf     []byte
+}
+
+func (w *lengthWriter) WriteHeader(status int) {
+	if w.through || w.status != 0 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	h := w.Header()
+	if status >= 200 && status != http.StatusNoContent && h.Get("Content-Length") == "" &&
+		strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		w.status = status
+		return
+	}
+	w.through = true
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *lengthWriter) Write(b []byte) (int, error) {
+	if !w.through && w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.through {
+		return w.ResponseWriter.Write(b)
+	}
+	w.buf = append(w.buf, b...)
+	return len(b), nil
+}
+
+// Flush implements http.Flusher: what is held goes out, and everything after it.
+func (w *lengthWriter) Flush() {
+	w.release(false)
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// finish sends a held response with its length.
+func (w *lengthWriter) finish() { w.release(true) }
+
+func (w *lengthWriter) release(withLength bool) {
+	if w.through {
+		return
+	}
+	w.through = true
+	if w.status == 0 {
+		return
+	}
+	if withLength {
+		w.Header().Set("Content-Length", strconv.Itoa(len(w.buf)))
+	}
+	w.ResponseWriter.WriteHeader(w.status)
+	if len(w.buf) > 0 {
+		w.ResponseWriter.Write(w.buf) // an error here is the client's going away; the server sees it too
+	}
+	w.buf = nil
+}
+
+// Unwrap returns the wrapped writer.
+func (w *lengthWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeStdio serves mcp over in/out (newline-delimited JSON-RPC) for one client whose
 // principal is p, until in ends or ctx is done; both are a clean stop (nil). Nothing

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -45,8 +46,31 @@ func echoMCP() *mcpserver.MCPServer {
 	return s
 }
 
-// serveHTTP serves h's handler on 127.0.0.1 and returns the MCP URL.
+// padMCP is an MCP server with one tool, pad, answering 16 KiB of text.
+func padMCP() *mcpserver.MCPServer {
+	s := mcpserver.NewMCPServer("norn-test", "0")
+	s.AddTool(mcp.NewTool("pad", mcp.WithDescription("a 16 KiB answer, after a progress notification when asked"),
+		mcp.WithBoolean("notify")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.GetBool("notify", false) {
+				srv := mcpserver.ServerFromContext(ctx)
+				if err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": "pad", "progress": 1}); err != nil {
+					return nil, err
+				}
+			}
+			return mcp.NewToolResultText(strings.Repeat("x", 16<<10)), nil
+		})
+	return s
+}
+
+// serveHTTP serves echoMCP's handler on 127.0.0.1 and returns the MCP URL.
 func serveHTTP(t *testing.T, opts server.HTTPOptions) (string, *server.HTTPHandler) {
+	t.Helper()
+	return serveMCPHTTP(t, echoMCP(), opts)
+}
+
+// serveMCPHTTP serves s's handler on 127.0.0.1 and returns the MCP URL.
+func serveMCPHTTP(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions) (string, *server.HTTPHandler) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,7 +80,7 @@ func serveHTTP(t *testing.T, opts server.HTTPOptions) (string, *server.HTTPHandl
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h, err := server.NewHTTPHandler(echoMCP(), opts)
+	h, err := server.NewHTTPHandler(s, opts)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -495,4 +519,72 @@ func TestServeStdio(t *testing.T) {
 		t.Fatalf("ServeStdio after stdin closed: %v", err)
 	}
 	c.Close()
+}
+
+// responseRecorder is an http.RoundTripper that notes how each response body is
+// framed.
+type responseRecorder struct {
+	mu   sync.Mutex
+	seen []framing
+}
+
+type framing struct {
+	contentType string
+	length      int64 // -1: unknown (chunked or streamed)
+}
+
+func (r *responseRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		r.mu.Lock()
+		r.seen = append(r.seen, framing{resp.Header.Get("Content-Type"), resp.ContentLength})
+		r.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestHTTPHandler_JSONResponsesCarryLength: a POST answered with JSON comes with a
+// Content-Length even when it is large (net/http would send it chunked), so that a
+// client that stops reading at the end of the JSON value (mcp-go's) can keep the
+// connection; a POST answered with an SSE stream (a tool that notifies the client
+// before it answers) still streams, and the client gets its answer.
+func TestHTTPHandler_JSONResponsesCarryLength(t *testing.T) {
+	tok, secrets := withTokens(t, "agent")
+	url, _ := serveMCPHTTP(t, padMCP(), server.HTTPOptions{Tokens: tok})
+	for _, legacy := range []bool{false, true} {
+		rec := &responseRecorder{}
+		c, err := dial(t, url, bearer(secrets["agent"]), legacy, transport.WithHTTPBasicClient(&http.Client{Transport: rec}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, notify := range []bool{false, false, true} {
+			res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "pad", Arguments: map[string]any{"notify": notify}}})
+			if err != nil {
+				t.Fatalf("legacy %v, notify %v: %v", legacy, notify, err)
+			}
+			if text, _ := mcp.AsTextContent(res.Content[0]); res.IsError || text == nil || len(text.Text) != 16<<10 {
+				t.Fatalf("legacy %v, notify %v: %+v", legacy, notify, res)
+			}
+		}
+		rec.mu.Lock()
+		seen := slices.Clone(rec.seen)
+		rec.mu.Unlock()
+		large, streamed := 0, 0
+		for _, f := range seen {
+			switch {
+			case strings.HasPrefix(f.contentType, "application/json"):
+				if f.length < 0 {
+					t.Errorf("legacy %v: a JSON response without a Content-Length: %+v", legacy, seen)
+				}
+				if f.length > 16<<10 {
+					large++
+				}
+			case strings.HasPrefix(f.contentType, "text/event-stream"):
+				streamed++
+			}
+		}
+		if large != 2 || streamed != 1 {
+			t.Errorf("legacy %v: %d large JSON answers, %d streamed: %+v", legacy, large, streamed, seen)
+		}
+	}
 }
