@@ -812,6 +812,36 @@ func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, err
 	return ix.links.stats(ix.commit, limit, offset, hidden), nil
 }
 
+// NoteInfo is a note as the index keeps it apart from its links.
+type NoteInfo struct {
+	Path  note.Path
+	Title string
+	Tags  []string
+}
+
+// NotesHiding returns the notes at the index's commit (no attachments) that
+// hidden does not hide, sorted by path.
+func (ix *Index) NotesHiding(hidden Hidden) ([]NoteInfo, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	return ix.links.notes(hidden), nil
+}
+
+func (g *linkGraph) notes(hidden Hidden) []NoteInfo {
+	out := make([]NoteInfo, 0, len(g.nodes))
+	for id, n := range g.nodes {
+		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
+			continue
+		}
+		out = append(out, NoteInfo{Path: n.rec.names.path, Title: n.rec.names.title, Tags: slices.Clone(n.rec.tags)})
+	}
+	slices.SortFunc(out, func(a, b NoteInfo) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	return out
+}
+
 func statsArgs(limit, offset int) (int, error) {
 	limit = cmp.Or(limit, 50)
 	if limit < 1 || limit > 1000 {

@@ -73,6 +73,9 @@ func (s *ScanGraph) Resolve(from note.Path, l note.Link) (Resolution, error) {
 // Resolver is Index.Resolver over the scanned notes.
 func (s *ScanGraph) Resolver() (*Resolver, string, error) { return s.g.res.clone(), s.commit, nil }
 
+// NotesHiding is Index.NotesHiding over the scanned notes.
+func (s *ScanGraph) NotesHiding(hidden Hidden) ([]NoteInfo, error) { return s.g.notes(hidden), nil }
+
 // Referrers is Index.Referrers over the scanned notes.
 func (s *ScanGraph) Referrers(notes []*note.Note) ([]note.Path, error) {
 	return s.g.referrers(notes), nil

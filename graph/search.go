@@ -32,6 +32,8 @@ type Results struct {
 	Total int
 	// Engine says what produced the results: "bm25f" (Search) or "scan" (Scan).
 	Engine string
+	// Commit is the commit the index answered at (Search; "" from Scan).
+	Commit string
 	// ScannedDocs and ScannedBytes say how much Scan read; Truncated is true when it
 	// stopped at a bound before reading every doc (Total then counts only what it read).
 	ScannedDocs  int
@@ -99,6 +101,7 @@ func (ix *Index) Search(ctx context.Context, q string, o SearchOptions) (*Result
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", q, err)
 	}
+	res.Commit = ix.commit
 	return res, nil
 }
 

@@ -403,7 +403,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 			res, err = nil, nil
 		}
 		if res != nil {
-			resp.Engine, resp.IndexCommit = EngineBM25, ix.Commit()
+			resp.Engine, resp.IndexCommit = EngineBM25, res.Commit // the hits' commit, under the same lock
 		}
 	}
 	if err != nil {

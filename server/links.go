@@ -53,6 +53,7 @@ type linkSource interface {
 	Resolve(from note.Path, l note.Link) (graph.Resolution, error)
 	Resolver() (*graph.Resolver, string, error)
 	Referrers(notes []*note.Note) ([]note.Path, error)
+	NotesHiding(hidden graph.Hidden) ([]graph.NoteInfo, error)
 }
 
 var (

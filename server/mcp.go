@@ -190,9 +190,10 @@ type caller struct {
 	// all: the principal holds the private scope and sees every note.
 	all bool
 
-	once    sync.Once
-	private map[note.Path]bool // notes at HEAD whose frontmatter makes them private
-	privErr error
+	once       sync.Once
+	private    map[note.Path]bool // notes at HEAD whose frontmatter makes them private
+	privCommit repo.CommitID      // the HEAD private is of
+	privErr    error
 }
 
 // caller returns the request's principal, refused unless it holds scope.
@@ -215,7 +216,7 @@ func (c *caller) privateAtHead(ctx context.Context) (map[note.Path]bool, error) 
 	if c.all {
 		return nil, nil
 	}
-	c.once.Do(func() { c.private, c.privErr = c.t.priv.get(ctx, c.t.v.Vault) })
+	c.once.Do(func() { c.private, c.privCommit, c.privErr = c.t.priv.get(ctx, c.t.v.Vault) })
 	return c.private, c.privErr
 }
 
@@ -247,18 +248,17 @@ func (c *caller) visibleParsed(p note.Path, n *note.Note, err error, raw []byte)
 	return c.all || !c.cfg.IsPrivate(p, nil) && !parsedPrivate(n, err, raw)
 }
 
-// visibleNote reports whether the caller may see the parsed note n.
-func (c *caller) visibleNote(n *note.Note) bool {
+// visibleIn reports whether the caller may see the note at p at revision rev of
+// commit (a search hit from the index at that commit): when the caller's set of
+// private notes is of that very commit it answers alone, else visibleAt decides.
+func (c *caller) visibleIn(ctx context.Context, p note.Path, rev repo.Revision, commit string) bool {
 	if c.all {
 		return true
 	}
-	var fm map[string]any
-	if n.Frontmatter != nil {
-		fm = n.Frontmatter.Fields
-	} else if n.TitleSource == note.TitleFromPath && len(n.Raw) > 0 && contentPrivate(n.Path, n.Raw) {
-		return false // maybe a note that does not parse: look at its bytes
+	if set, err := c.privateAtHead(ctx); err == nil && commit != "" && string(c.privCommit) == commit {
+		return !c.cfg.IsPrivate(p, nil) && !set[p]
 	}
-	return !c.cfg.IsPrivate(n.Path, fm)
+	return c.visibleAt(ctx, p, rev)
 }
 
 // visibleAt reports whether the caller may see the note at p at revision rev,
@@ -318,12 +318,12 @@ type privacySet struct {
 	paths  map[note.Path]bool // never changed once published
 }
 
-func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, error) {
+func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, repo.CommitID, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	head := v.Head()
 	if s.ok && s.commit == head {
-		return s.paths, nil
+		return s.paths, s.commit, nil
 	}
 	if s.ok && s.commit != "" && head != "" {
 		changes, err := v.Diff(ctx, string(s.commit), string(head))
@@ -339,38 +339,38 @@ func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool
 				}
 				b, err := v.ReadRevision(ctx, ch.Revision)
 				if err != nil {
-					return nil, fmt.Errorf("privacy of %s: %w", ch.Path, err)
+					return nil, "", fmt.Errorf("privacy of %s: %w", ch.Path, err)
 				}
 				if contentPrivate(ch.Path, b) {
 					next[ch.Path] = true
 				}
 			}
 			s.commit, s.paths = head, next
-			return next, nil
+			return next, head, nil
 		}
 		if !errors.Is(err, repo.ErrNotFound) {
-			return nil, fmt.Errorf("privacy: %w", err)
+			return nil, "", fmt.Errorf("privacy: %w", err)
 		}
 	}
 	files, commit, err := v.Files(ctx, "")
 	if err != nil {
-		return nil, fmt.Errorf("privacy: %w", err)
+		return nil, "", fmt.Errorf("privacy: %w", err)
 	}
 	set := map[note.Path]bool{}
 	for _, f := range notesOnly(files) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		b, err := v.ReadRevision(ctx, f.Revision)
 		if err != nil {
-			return nil, fmt.Errorf("privacy of %s: %w", f.Path, err)
+			return nil, "", fmt.Errorf("privacy of %s: %w", f.Path, err)
 		}
 		if contentPrivate(f.Path, b) {
 			set[f.Path] = true
 		}
 	}
 	s.ok, s.commit, s.paths = true, commit, set
-	return set, nil
+	return set, commit, nil
 }
 
 // NoteRef names a note.

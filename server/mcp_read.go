@@ -143,15 +143,19 @@ func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*V
 	if err != nil {
 		return nil, err
 	}
-	vn, err := loadNotes(ctx, t.v.Vault)
+	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return nil, fmt.Errorf("vault map: %w", err)
 	}
-	out := &VaultMap{HeadCommit: vn.commit, Inbox: c.cfg.Inbox, RootDocs: []NoteRef{}, Recent: []CommitInfo{}}
+	notes, err := lv.src.NotesHiding(c.hidden(ctx))
+	if err != nil {
+		return nil, graphErr("vault map", err)
+	}
+	out := &VaultMap{HeadCommit: lv.commit, Inbox: c.cfg.Inbox, RootDocs: []NoteRef{}, Recent: []CommitInfo{}}
 	folders, tags := map[string]int{}, map[string]int{}
 	var roots []NoteRef
-	for _, n := range vn.notes {
-		if isNornPath(n.Path) || !c.visibleNote(n) {
+	for _, n := range notes {
+		if isNornPath(n.Path) {
 			continue
 		}
 		out.Notes++
@@ -304,7 +308,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		}
 		for _, h := range r.Hits {
 			switch {
-			case !c.visibleAt(ctx, h.Path, repo.Revision(h.Revision)):
+			case !c.visibleIn(ctx, h.Path, repo.Revision(h.Revision), r.IndexCommit):
 				hidden++
 			case skipped < in.Offset:
 				skipped++
@@ -516,7 +520,9 @@ func splitName(s string) (name, heading string) {
 
 // resolveName turns a path or a wikilink name into a note's path at HEAD: an
 // existing path first, then the link resolution rules (path suffix, file name,
-// title, alias). asPath (reading at a commit) takes a path as given.
+// title, alias), answered by the index's resolver (or, when the index is
+// unavailable, by one over the notes at HEAD read into memory). asPath (reading at
+// a commit) takes a path as given.
 func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPath bool) (note.Path, error) {
 	if err := repo.ValidPath(name); err == nil {
 		p := note.Path(name)
@@ -527,24 +533,15 @@ func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPa
 			return md, nil
 		}
 	}
-	files, _, err := t.v.Files(ctx, "")
+	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return "", err
 	}
-	var stubs []*note.Note
-	for _, f := range notesOnly(files) {
-		stubs = append(stubs, &note.Note{Path: f.Path})
-	}
-	l := note.Link{Kind: note.LinkWiki, Target: name}
-	// A source in no folder of the vault, so that no candidate is preferred.
+	// From a source in no folder of the vault, so that no candidate is preferred.
 	const nowhere = note.Path("\x00/\x00")
-	r := graph.NewResolver(stubs).Resolve(nowhere, l)
-	if r.Status == graph.LinkBroken {
-		vn, err := loadNotes(ctx, t.v.Vault)
-		if err != nil {
-			return "", err
-		}
-		r = vn.resolver.Resolve(nowhere, l)
+	r, err := lv.src.Resolve(nowhere, note.Link{Kind: note.LinkWiki, Target: name})
+	if err != nil {
+		return "", graphErr("resolve "+name, err)
 	}
 	switch r.Status {
 	case graph.LinkResolved:
