@@ -121,19 +121,30 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	nterms := len(bld.terms)
 	slices.Sort(atts)
 	bld.atts = atts
+	// The in-memory tables (doc table, resolved link graph) are built on another
+	// core while the sstable is written: neither changes the builder.
+	var dt *docTable
+	var lg *linkGraph
+	nodes := slices.Clone(bld.nodes) // writeTable drops the contexts of bld.nodes
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		dt = newDocTable(ix.opts.FolderFactors)
+		for id, rec := range bld.recs {
+			dt.set(uint32(id), rec)
+		}
+		dt.stats = bld.stats
+		dt.refresh(&ix.opts.Weights)
+		dt.grow(bld.stats.next)
+		lg = buildLinkGraph(nodes, atts)
+	}()
 	path := filepath.Join(ix.dir, "norn-rebuild.sst.tmp")
 	defer os.Remove(path)
-	if err := ix.writeTable(path, commit, bld); err != nil {
+	err := ix.writeTable(path, commit, bld)
+	<-built
+	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	dt := newDocTable(ix.opts.FolderFactors)
-	for id, rec := range bld.recs {
-		dt.set(uint32(id), rec)
-	}
-	dt.stats = bld.stats
-	dt.refresh(&ix.opts.Weights)
-	dt.grow(bld.stats.next)
-	lg := buildLinkGraph(bld.nodes, bld.atts)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
