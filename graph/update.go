@@ -35,6 +35,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		return fmt.Errorf("update index: %w", err)
 	}
 	dt := ix.docs // only writers change it, and we hold writeMu
+	lg := ix.links.get()
 	st := dt.stats
 	b := ix.db.NewBatch()
 	defer b.Close()
@@ -179,7 +180,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 	dt.grow(st.next)
 	dt.stats = st
 	dt.refresh(&ix.opts.Weights)
-	ix.links.apply(nodes, atts, remove)
+	lg.apply(nodes, atts, remove)
 	ix.commit = commit
 	return nil
 }
