@@ -16,18 +16,20 @@ import (
 )
 
 // packSet reads objects straight from the repository's packfiles, from any number
-// of goroutines at once: each pack's index (version 2) is held in memory and its
-// data file is read with ReadAt. Objects in packs it cannot read (an index of
-// another version) are left to go-git, as are objects it does not find.
+// of goroutines at once: each pack's index (version 1 or 2) is held in memory and
+// its data file is read with ReadAt. Objects it does not find (alternates) are
+// left to go-git.
 //
 // A read holds mu for reading; refresh, which opens packs that appeared (gc, a
 // fetch) and closes those that are gone, holds it for writing.
 type packSet struct {
 	dir string // .git/objects/pack
 
-	mu    sync.RWMutex
-	packs []*pack
-	bases baseCache
+	mu     sync.RWMutex
+	names  []string // the packs found by the last refresh, read or not, sorted
+	packs  []*pack
+	closed bool
+	bases  baseCache
 
 	bufs sync.Pool // *bufio.Reader
 	zrs  sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
@@ -78,17 +80,19 @@ func (ps *packSet) refresh() {
 			names = append(names, n)
 		}
 	}
+	slices.Sort(names)
 	ps.mu.RLock()
-	same := len(names) == len(ps.packs)
-	for _, p := range ps.packs {
-		same = same && slices.Contains(names, p.name)
-	}
+	same := ps.closed || slices.Equal(names, ps.names)
 	ps.mu.RUnlock()
 	if same {
 		return
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.closed {
+		return
+	}
+	ps.names = names
 	keep := ps.packs[:0:0]
 	for _, p := range ps.packs {
 		if slices.Contains(names, p.name) {
@@ -115,7 +119,7 @@ func (ps *packSet) close() {
 	for _, p := range ps.packs {
 		p.f.Close()
 	}
-	ps.packs = nil
+	ps.packs, ps.closed = nil, true
 	ps.bases.clear()
 }
 
@@ -152,18 +156,26 @@ func openPack(dir, name string) (*pack, error) {
 	return p, nil
 }
 
-// parsePackIndex parses a version 2 pack index: magic and version, 256 fan-out
-// counts, the sorted ids, their CRCs, 4-byte offsets, 8-byte large offsets and
-// two checksums.
+// parsePackIndex parses a pack index. Version 2: magic and version, 256 fan-out
+// counts, the sorted ids, their CRCs, 4-byte offsets, 8-byte large offsets, two
+// checksums. Version 1 (no magic): the fan-out, then per object a 4-byte offset
+// and its id, two checksums.
 func parsePackIndex(b []byte) (*pack, error) {
-	const head = 8 + 256*4
-	if len(b) < head+40 || string(b[:4]) != "\xfftOc" || binary.BigEndian.Uint32(b[4:]) != 2 {
-		return nil, fmt.Errorf("%w: not a version 2 index", errBadPack)
+	v2 := len(b) >= 8 && string(b[:4]) == "\xfftOc"
+	head := 256 * 4
+	if v2 {
+		if binary.BigEndian.Uint32(b[4:]) != 2 {
+			return nil, fmt.Errorf("%w: index version %d", errBadPack, binary.BigEndian.Uint32(b[4:]))
+		}
+		head += 8
+	}
+	if len(b) < head+40 {
+		return nil, fmt.Errorf("%w: index too short", errBadPack)
 	}
 	p := &pack{}
 	prev := uint32(0)
 	for i := range p.fanout {
-		p.fanout[i] = binary.BigEndian.Uint32(b[8+4*i:])
+		p.fanout[i] = binary.BigEndian.Uint32(b[head-1024+4*i:])
 		if p.fanout[i] < prev {
 			return nil, fmt.Errorf("%w: fan-out not sorted", errBadPack)
 		}
@@ -171,13 +183,27 @@ func parsePackIndex(b []byte) (*pack, error) {
 	}
 	n := uint64(p.fanout[255])
 	rest := uint64(len(b) - head - 40)
+	p.count = uint32(n)
+	if !v2 {
+		if n*24 != rest {
+			return nil, fmt.Errorf("%w: index size does not match %d objects", errBadPack, n)
+		}
+		p.ids, p.offs = make([]byte, 0, 20*n), make([]byte, 0, 4*n)
+		for e := b[head : head+24*int(n)]; len(e) > 0; e = e[24:] {
+			p.offs = append(p.offs, e[:4]...)
+			p.ids = append(p.ids, e[4:24]...)
+			if e[0]&0x80 != 0 {
+				return nil, fmt.Errorf("%w: offset beyond 2 GiB in a version 1 index", errBadPack)
+			}
+		}
+		return p, nil
+	}
 	if n*28 > rest || (rest-n*28)%8 != 0 {
 		return nil, fmt.Errorf("%w: index size does not match %d objects", errBadPack, n)
 	}
-	p.count = uint32(n)
-	p.ids = b[head : head+20*n]
-	p.offs = b[head+24*n : head+28*n]
-	p.large = b[head+28*n : uint64(len(b))-40]
+	p.ids = b[head : uint64(head)+20*n]
+	p.offs = b[uint64(head)+24*n : uint64(head)+28*n]
+	p.large = b[uint64(head)+28*n : uint64(len(b))-40]
 	return p, nil
 }
 

@@ -315,6 +315,7 @@ func FuzzApplyDelta(f *testing.F) {
 func FuzzPackIndex(f *testing.F) {
 	f.Add(packIndexBytes([]hash{{1}, {1, 2}, {0xff}}, []uint64{12, 5 << 30, 40}))
 	f.Add([]byte("\xfftOc\x00\x00\x00\x02"))
+	f.Add(append(make([]byte, 1020), append([]byte{0, 0, 0, 1}, make([]byte, 64)...)...)) // version 1, one object
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := parsePackIndex(b)
 		if err != nil {
@@ -351,4 +352,36 @@ func FuzzPackEntry(f *testing.F) {
 		ps := &packSet{dir: dir, packs: []*pack{p}, bases: baseCache{max: 1 << 20}}
 		ps.read(id, func(hash) (string, []byte, error) { return "", nil, fs.ErrNotExist })
 	})
+}
+
+// TestPackSet_IndexVersion1: a pack with an index of version 1 (which go-git
+// cannot read) reads back every object as git has it.
+func TestPackSet_IndexVersion1(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := packHistory(t)
+	packGit(t, dir, "repack", "-adq")
+	packGit(t, dir, "prune-packed")
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d pack indexes", len(idxs))
+	}
+	os.Remove(idxs[0])
+	packGit(t, dir, "index-pack", "--index-version=1", strings.TrimSuffix(idxs[0], ".idx")+".pack")
+	if b, _ := os.ReadFile(idxs[0]); len(b) < 4 || string(b[:4]) == "\xfftOc" {
+		t.Fatal("git did not write a version 1 index")
+	}
+	want := allObjects(t, dir)
+	s := newObjectStore(filepath.Join(dir, ".git"))
+	defer s.close()
+	if len(s.packs.packs) != 1 {
+		t.Fatalf("%d packs read directly, want 1", len(s.packs.packs))
+	}
+	for id, w := range want {
+		typ, data, err := s.read(id)
+		if err != nil || typ != w.typ || !bytes.Equal(data, w.data) {
+			t.Fatalf("object %s: %s, %v", id, typ, err)
+		}
+	}
 }
