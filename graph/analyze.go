@@ -15,7 +15,10 @@ import (
 // docAnalyzer turns one note into its per-term postings. It reuses its buffers
 // between notes and belongs to one goroutine.
 type docAnalyzer struct {
-	st    *stemmer
+	st *stemmer
+	// gen numbers the notes analysed; a term's id in the current note is in its
+	// stemmer slot when the slot's gen is this one, in ids for filter terms.
+	gen   uint32
 	ids   map[string]int32
 	terms []string
 	occ   []occurrence
@@ -48,7 +51,7 @@ type termEntry struct {
 }
 
 func newDocAnalyzer(a *analyzer) *docAnalyzer {
-	return &docAnalyzer{st: a.newStemmer(), ids: make(map[string]int32, 512)}
+	return &docAnalyzer{st: a.newStemmer(), ids: make(map[string]int32, 16)}
 }
 
 // frontmatter keys that have their own field.
@@ -62,7 +65,16 @@ func ownFieldKey(k string) bool {
 
 // analyse indexes n (at path p) into d.entries and d.lens.
 func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
-	clear(d.ids)
+	d.st.reset()
+	d.gen++
+	if d.gen == 0 { // wrapped: no slot may claim this note
+		clear(d.st.cache)
+		clear(d.st.slots)
+		d.gen = 1
+	}
+	if len(d.ids) > 0 {
+		clear(d.ids)
+	}
 	d.terms = d.terms[:0]
 	d.occ = d.occ[:0]
 	d.lens = [numFields]uint32{}
@@ -91,7 +103,7 @@ func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
 	for _, t := range n.Tags {
 		nt := normTag(t)
 		for nt != "" {
-			d.addTerm(fieldMeta, mpos, "#"+nt, false)
+			d.addFilter(mpos, "#"+nt)
 			mpos += 2
 			i := strings.LastIndexByte(nt, '/')
 			if i < 0 {
@@ -117,8 +129,8 @@ func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
 					return
 				}
 				words([]byte(s), func(w word) {
-					if t := d.st.term(w.folded); t != "" {
-						d.addTerm(fieldMeta, mpos+uint32(w.pos), nk+"="+t, false)
+					if t := d.st.slot(w.folded).term; t != "" {
+						d.addFilter(mpos+uint32(w.pos), nk+"="+t)
 					}
 				})
 				mpos += uint32(strings.Count(s, " ")) + uint32(len(s)) + 2 // a gap larger than any word count
@@ -132,8 +144,8 @@ func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
 // returns the position after the last word.
 func (d *docAnalyzer) addText(f field, off uint32, text []byte) uint32 {
 	n := words(text, func(w word) {
-		if t := d.st.term(w.folded); t != "" {
-			d.addTerm(f, off+uint32(w.pos), t, true)
+		if sl := d.st.slot(w.folded); sl.term != "" {
+			d.addSlot(f, off+uint32(w.pos), sl)
 		}
 	})
 	return off + uint32(n)
@@ -153,8 +165,8 @@ func (d *docAnalyzer) addBody(body []byte) {
 				nl += 1 + next
 			}
 		}
-		if t := d.st.term(w.folded); t != "" {
-			d.addTerm(fieldBody, uint32(w.pos), t, true)
+		if sl := d.st.slot(w.folded); sl.term != "" {
+			d.addSlot(fieldBody, uint32(w.pos), sl)
 		}
 	})
 	for nl >= 0 {
@@ -168,17 +180,27 @@ func (d *docAnalyzer) addBody(body []byte) {
 	}
 }
 
-func (d *docAnalyzer) addTerm(f field, pos uint32, t string, counts bool) {
+// addSlot adds an occurrence of a text term (counted in the field's length).
+func (d *docAnalyzer) addSlot(f field, pos uint32, sl *termSlot) {
+	if sl.gen != d.gen {
+		sl.gen, sl.id = d.gen, int32(len(d.terms))
+		d.terms = append(d.terms, sl.term)
+	}
+	d.occ = append(d.occ, occurrence{term: sl.id, field: f, pos: pos})
+	d.lens[f]++
+}
+
+// addFilter adds an occurrence of a filter term ("#tag", "key=term") in
+// fieldMeta, not counted in any length. Text terms never contain '#' or '=', so
+// the two kinds never share an id.
+func (d *docAnalyzer) addFilter(pos uint32, t string) {
 	id, ok := d.ids[t]
 	if !ok {
 		id = int32(len(d.terms))
 		d.ids[t] = id
 		d.terms = append(d.terms, t)
 	}
-	d.occ = append(d.occ, occurrence{term: id, field: f, pos: pos})
-	if counts {
-		d.lens[f]++
-	}
+	d.occ = append(d.occ, occurrence{term: id, field: fieldMeta, pos: pos})
 }
 
 // encode groups the occurrences by term and encodes one posting per term.

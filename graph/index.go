@@ -34,7 +34,7 @@ type Index struct {
 	mu     sync.RWMutex // guards the fields below
 	closed bool
 	docs   *docTable
-	links  *linkGraph
+	links  *lazyGraph
 	commit string
 
 	scratch sync.Pool // *searchScratch
@@ -140,7 +140,7 @@ func (ix *Index) load() (err error) {
 		}
 		ix.docs = newDocTable(ix.opts.FolderFactors)
 		ix.docs.refresh(&ix.opts.Weights)
-		ix.links = newLinkGraph(0)
+		ix.links = builtGraph(newLinkGraph(0))
 		return nil
 	}
 	if !bytes.Equal(v, want) {
@@ -206,8 +206,11 @@ func (ix *Index) load() (err error) {
 	return nil
 }
 
-// loadLinks reads the node and attachment records and builds the link graph.
-func (ix *Index) loadLinks() (*linkGraph, error) {
+// loadLinks reads and decodes the node and attachment records; the link graph
+// is built from them when it is first needed (a link query, an Update), so that
+// opening the index to search or to rebuild it does not pay for resolving every
+// link, while damaged records still fail the open.
+func (ix *Index) loadLinks() (*lazyGraph, error) {
 	var recs []nodeRec
 	var atts []note.Path
 	intern := map[string]string{}
@@ -225,7 +228,30 @@ func (ix *Index) loadLinks() (*linkGraph, error) {
 	if err != nil {
 		return nil, corrupt(err)
 	}
-	return buildLinkGraph(recs, atts), nil
+	return &lazyGraph{recs: recs, atts: atts}, nil
+}
+
+// lazyGraph is a link graph built on first use, from records already decoded.
+type lazyGraph struct {
+	once sync.Once
+	recs []nodeRec
+	atts []note.Path
+	g    *linkGraph
+}
+
+func builtGraph(g *linkGraph) *lazyGraph {
+	l := &lazyGraph{g: g}
+	l.once.Do(func() {})
+	return l
+}
+
+// get returns the graph, building it the first time (safe for concurrent use).
+func (l *lazyGraph) get() *linkGraph {
+	l.once.Do(func() {
+		l.g = buildLinkGraph(l.recs, l.atts)
+		l.recs, l.atts = nil, nil
+	})
+	return l.g
 }
 
 // scanPrefix calls fn with every key under prefix (without the prefix) and its value.

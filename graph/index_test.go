@@ -122,8 +122,9 @@ func TestIndex_Update(t *testing.T) {
 }
 
 // TestIndex_UpdateEqualsRebuild applies many random commits (puts, re-puts,
-// removes, large enough to split posting blocks) and checks that the index then
-// answers exactly like one rebuilt from scratch with the same notes.
+// removes, large enough to split posting blocks; the last one large enough to be
+// analysed and merged in parallel) and checks that the index then answers
+// exactly like one rebuilt from scratch with the same notes.
 func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -145,7 +146,11 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 	for c := range 40 {
 		put := map[string]string{}
 		var rm []note.Path
-		for range 1 + rng.IntN(40) {
+		n := 1 + rng.IntN(40)
+		if c == 39 {
+			n = 400 // one large commit: analysed and merged on several goroutines
+		}
+		for range n {
 			i := rng.IntN(400)
 			p := fmt.Sprintf("f%d/n%d.md", i%5, i)
 			if _, ok := live[p]; ok && rng.IntN(4) == 0 {

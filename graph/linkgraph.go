@@ -29,17 +29,15 @@ type gnode struct {
 	out        []lres // the resolution of each of rec.links
 }
 
-// keys returns the lookup keys of n's links, each once.
+// keys returns the lookup keys of n's links, each once, sorted. (A note may have
+// hundreds of links: deduplicating by sorting keeps this linear-logarithmic.)
 func (n *gnode) keys() []string {
-	var ks []string
+	ks := make([]string, 0, 3*len(n.rec.links))
 	for _, l := range n.rec.links {
-		for _, k := range lookupKeys(n.rec.names.path, l.asLink()) {
-			if !slices.Contains(ks, k) {
-				ks = append(ks, k)
-			}
-		}
+		ks = appendLookupKeys(ks, n.rec.names.path, l.asLink())
 	}
-	return ks
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }
 
 // lres is where one link points.

@@ -92,7 +92,7 @@ func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks,
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	return ix.links.noteLinks(ix.commit, p, limit, hidden, ix.contexts)
+	return ix.links.get().noteLinks(ix.commit, p, limit, hidden, ix.contexts)
 }
 
 // contextsFn returns the context lines of the links at idx (in the node record's
@@ -269,7 +269,7 @@ func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	return ix.links.inbound(p, ix.contexts)
+	return ix.links.get().inbound(p, ix.contexts)
 }
 
 func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
@@ -296,7 +296,7 @@ func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
 	if ix.closed {
 		return Resolution{}, ErrClosed
 	}
-	return ix.links.res.Resolve(from, l), nil
+	return ix.links.get().res.Resolve(from, l), nil
 }
 
 // Resolver returns a copy of the index's resolver and the commit it reflects: it
@@ -308,7 +308,7 @@ func (ix *Index) Resolver() (*Resolver, string, error) {
 	if ix.closed {
 		return nil, "", ErrClosed
 	}
-	return ix.links.res.clone(), ix.commit, nil
+	return ix.links.get().res.clone(), ix.commit, nil
 }
 
 // Referrers returns, sorted, the notes holding a link whose lookup keys meet a
@@ -321,7 +321,7 @@ func (ix *Index) Referrers(notes []*note.Note) ([]note.Path, error) {
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	return ix.links.referrers(notes), nil
+	return ix.links.get().referrers(notes), nil
 }
 
 func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
@@ -494,7 +494,7 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
+	g := ix.links.get()
 	start, n, ok := g.node(p)
 	if !ok || n.attachment || opts.Hidden.hides(g, start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
@@ -619,7 +619,7 @@ func (ix *Index) nodeList(what string, limit, offset int, hidden Hidden, match f
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
+	g := ix.links.get()
 	var all []Node
 	for id, n := range g.nodes {
 		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
@@ -666,7 +666,7 @@ func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) 
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	g := ix.links
+	g := ix.links.get()
 	from, fn, ok := g.node(a)
 	if !ok || fn.attachment {
 		return nil, fmt.Errorf("path from %s: %w", a, ErrUnknownNote)
@@ -809,7 +809,7 @@ func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, err
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	return ix.links.stats(ix.commit, limit, offset, hidden), nil
+	return ix.links.get().stats(ix.commit, limit, offset, hidden), nil
 }
 
 // NoteInfo is a note as the index keeps it apart from its links.

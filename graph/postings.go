@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // field is one of the fields a note is indexed in.
@@ -277,19 +278,25 @@ func uvarintLen(x uint64) int {
 
 // decodeBlock returns all entries of a block (for rewriting it).
 func decodeBlock(v []byte) ([]entry, error) {
+	return appendBlock(nil, v)
+}
+
+// appendBlock appends all entries of a block to out.
+func appendBlock(out []entry, v []byte) ([]entry, error) {
 	var r blockReader
 	if err := r.init(v); err != nil {
 		return nil, err
 	}
-	out := make([]entry, 0, r.count)
+	n0 := len(out)
+	out = slices.Grow(out, min(r.count, len(v)))
 	for r.next() {
 		out = append(out, entry{doc: r.cur.doc, head: r.head(), pos: r.rawPos()})
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	if len(out) != r.count {
-		return nil, fmt.Errorf("%w: %d of %d postings", errBadBlock, len(out), r.count)
+	if len(out)-n0 != r.count {
+		return nil, fmt.Errorf("%w: %d of %d postings", errBadBlock, len(out)-n0, r.count)
 	}
 	return out, nil
 }

@@ -115,26 +115,40 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		progress(done)
 	}
 
+	analysed := time.Now()
+
 	// Write the new tables as one sstable, in key order, and ingest it while
 	// excising every old search key: one atomic, durable step, without copying
 	// the whole index through a batch, the WAL and a memtable flush.
 	nterms := len(bld.terms)
 	slices.Sort(atts)
 	bld.atts = atts
+	// The in-memory tables (doc table, resolved link graph) are built on another
+	// core while the sstable is written: neither changes the builder.
+	var dt *docTable
+	var lg *linkGraph
+	nodes := slices.Clone(bld.nodes) // writeTable drops the contexts of bld.nodes
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		dt = newDocTable(ix.opts.FolderFactors)
+		for id, rec := range bld.recs {
+			dt.set(uint32(id), rec)
+		}
+		dt.stats = bld.stats
+		dt.refresh(&ix.opts.Weights)
+		dt.grow(bld.stats.next)
+		lg = buildLinkGraph(nodes, atts)
+	}()
 	path := filepath.Join(ix.dir, "norn-rebuild.sst.tmp")
 	defer os.Remove(path)
-	if err := ix.writeTable(path, commit, bld); err != nil {
+	err := ix.writeTable(path, commit, bld)
+	<-built
+	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	dt := newDocTable(ix.opts.FolderFactors)
-	for id, rec := range bld.recs {
-		dt.set(uint32(id), rec)
-	}
-	dt.stats = bld.stats
-	dt.refresh(&ix.opts.Weights)
-	dt.grow(bld.stats.next)
-	lg := buildLinkGraph(bld.nodes, bld.atts)
 
+	written := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	span := pebble.KeyRange{Start: []byte(prefixGraph), End: searchEnd}
@@ -142,9 +156,10 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		return fmt.Errorf("rebuild index: ingest: %w", corrupt(err))
 	}
 	ix.docs = dt
-	ix.links = lg
+	ix.links = builtGraph(lg)
 	ix.commit = commit
-	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start))
+	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start),
+		"analyse", analysed.Sub(start), "write", written.Sub(analysed), "ingest", time.Since(written))
 	return nil
 }
 

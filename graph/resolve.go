@@ -199,7 +199,7 @@ func (r *Resolver) remove(p note.Path) {
 }
 
 // keysOf returns the lookup keys under which entry p can be found: a link whose
-// lookupKeys share one of them may resolve differently once p changes.
+// lookup keys share one of them may resolve differently once p changes.
 func (r *Resolver) keysOf(p note.Path) []string {
 	i, ok := r.known[p]
 	if !ok {
@@ -213,17 +213,18 @@ func (r *Resolver) keysOf(p note.Path) []string {
 	return append(ks, e.aliases...)
 }
 
-// lookupKeys returns the keys Resolve consults for l written in from (see keysOf).
-func lookupKeys(from note.Path, l note.Link) []string {
+// appendLookupKeys appends to ks the keys Resolve consults for l written in from
+// (see keysOf).
+func appendLookupKeys(ks []string, from note.Path, l note.Link) []string {
 	target := strings.TrimSpace(l.Target)
 	if target == "" {
-		return nil
+		return ks
 	}
 	if l.Kind == note.LinkMarkdown || strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../") {
-		return []string{noteKey(path.Join(from.Folder(), target))}
+		return append(ks, noteKey(path.Join(from.Folder(), target)))
 	}
 	key := noteKey(strings.TrimLeft(target, "/"))
-	ks := []string{key, strings.ToLower(target)}
+	ks = append(ks, key, strings.ToLower(target))
 	if slash := strings.LastIndexByte(key, '/'); slash >= 0 {
 		ks = append(ks, key[slash+1:])
 	}

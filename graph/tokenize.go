@@ -68,19 +68,39 @@ func (a *analyzer) fingerprint() string {
 
 // stemmer memoises stems: the same few thousand words make up most of any text, and
 // Porter2 costs far more than a map lookup. A stemmer belongs to one goroutine.
+//
+// Each cached word maps to its term's slot, one per term (words with the same stem
+// share it), where a docAnalyzer keeps the term's id in the note it is analysing:
+// one map lookup per word gives both.
 type stemmer struct {
 	a     *analyzer
-	cache map[string]string
+	cache map[string]*termSlot // folded word → its term's slot
+	slots map[string]*termSlot // term → slot
+}
+
+// termSlot is one term ("" for a stop word) and, for the docAnalyzer that owns
+// the stemmer, the term's id in note number gen.
+type termSlot struct {
+	term string
+	gen  uint32
+	id   int32
 }
 
 func (a *analyzer) newStemmer() *stemmer {
-	return &stemmer{a: a, cache: make(map[string]string, 256)}
+	return &stemmer{a: a, cache: make(map[string]*termSlot, 256), slots: make(map[string]*termSlot, 256)}
 }
 
 // term maps a folded word to its term, "" for a stop word.
 func (s *stemmer) term(w []byte) string {
-	if t, ok := s.cache[string(w)]; ok {
-		return t
+	s.reset()
+	return s.slot(w).term
+}
+
+// slot returns the slot of w's term. The cache may pass maxShared until reset
+// (or term) empties it.
+func (s *stemmer) slot(w []byte) *termSlot {
+	if sl, ok := s.cache[string(w)]; ok {
+		return sl
 	}
 	a := s.a
 	a.mu.RLock()
@@ -96,10 +116,22 @@ func (s *stemmer) term(w []byte) string {
 		a.shared[key] = t
 		a.mu.Unlock()
 	}
-	if len(s.cache) < maxShared {
-		s.cache[key] = t
+	sl := s.slots[t]
+	if sl == nil {
+		sl = &termSlot{term: t}
+		s.slots[t] = sl
 	}
-	return t
+	s.cache[key] = sl
+	return sl
+}
+
+// reset empties the cache when it has grown past maxShared words; call it only
+// between notes, since it forgets the slots.
+func (s *stemmer) reset() {
+	if len(s.cache) >= maxShared {
+		clear(s.cache)
+		clear(s.slots)
+	}
 }
 
 // termOf is term without the cache.

@@ -7,7 +7,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -32,6 +35,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		return fmt.Errorf("update index: %w", err)
 	}
 	dt := ix.docs // only writers change it, and we hold writeMu
+	lg := ix.links.get()
 	st := dt.stats
 	b := ix.db.NewBatch()
 	defer b.Close()
@@ -79,6 +83,11 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		b.Delete(docKey(prefixFwd, id), nil)
 		b.Delete(docKey(prefixText, id), nil)
 	}
+	// Analyse the notes first, on several cores when there are many.
+	ads, err := analyseDocs(ctx, ix.an, put)
+	if err != nil {
+		return err
+	}
 	var nodes []nodeRec
 	var atts []note.Path
 	var buf []byte
@@ -87,13 +96,13 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		b.Delete(nodeKey(prefixContext, p), nil)
 		b.Delete(nodeKey(prefixAttachment, p), nil)
 	}
-	for _, d := range put {
+	for i, d := range put {
 		if d.Note == nil {
 			atts = append(atts, d.Path)
 			b.Set(nodeKey(prefixAttachment, d.Path), nil, nil)
 			continue
 		}
-		r := nodeRecOf(d.Note, d.Unparsed)
+		r := ads[i].node
 		buf = r.encode(buf[:0])
 		b.Set(nodeKey(prefixNode, d.Path), buf, nil)
 		buf = r.encodeContexts(buf[:0])
@@ -101,24 +110,23 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		nodes = append(nodes, r)
 	}
 
-	da := newDocAnalyzer(ix.an)
 	type putDoc struct {
 		id  uint32
 		rec docRecord
 	}
 	puts := make([]putDoc, 0, len(put))
-	for _, d := range put {
+	for i, d := range put {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.Note == nil {
+		ad := ads[i]
+		if ad == nil {
 			continue // an attachment: not searched
 		}
-		da.analyse(d.Path, d.Note)
 		// fresh holds the postings to write: all of them for a new doc; for a
 		// re-put doc, those that changed (dropDoc takes the unchanged out).
-		fresh := make(map[string]uint32, len(da.entries))
-		for _, e := range da.entries {
+		fresh := make(map[string]uint32, len(ad.entries))
+		for _, e := range ad.entries {
 			fresh[e.term] = entryHash(e)
 		}
 		id, ok := dt.byPath[d.Path]
@@ -130,49 +138,27 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 			id = st.next
 			st.next++
 		}
-		rec := docRecord{path: d.Path, revision: d.Revision, title: d.Note.Title, lens: da.lens}
+		rec := ad.rec
 		st.docs++
 		for f := range st.total {
-			st.total[f] += uint64(da.lens[f])
+			st.total[f] += uint64(rec.lens[f])
 		}
-		arena := make([]byte, 0, arenaSize(da.entries))
-		for _, e := range da.entries {
+		for _, e := range ad.entries {
 			if _, ok := fresh[e.term]; !ok {
 				continue // unchanged
 			}
-			h0 := len(arena)
-			arena = append(arena, e.head...)
-			p0 := len(arena)
-			arena = append(arena, e.pos...)
-			changes[e.term] = append(changes[e.term], change{doc: id, put: true, head: arena[h0:p0:p0], pos: arena[p0:len(arena):len(arena)]})
+			changes[e.term] = append(changes[e.term], change{doc: id, put: true, head: e.head, pos: e.pos})
 		}
 		b.Set(docKey(prefixDoc, id), rec.encode(), nil)
-		buf = forwardList(buf[:0], da.entries)
+		buf = forwardList(buf[:0], ad.entries)
 		b.Set(docKey(prefixFwd, id), buf, nil)
-		buf = storedTextOf(d.Note, da.lines).encode(buf[:0])
-		b.Set(docKey(prefixText, id), buf, nil)
+		b.Set(docKey(prefixText, id), ad.text, nil)
 		puts = append(puts, putDoc{id, rec})
 		delete(removed, id)
 	}
 
-	terms := make([]string, 0, len(changes))
-	for t := range changes {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
-	it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixTerm), UpperBound: prefixEnd(prefixTerm)})
-	if err != nil {
-		return fmt.Errorf("update index: %w", corrupt(err))
-	}
-	tw := termWriter{it: it, b: b}
-	for _, t := range terms {
-		if err := tw.apply(t, changes[t]); err != nil {
-			it.Close()
-			return fmt.Errorf("update index: term %q: %w", t, err)
-		}
-	}
-	if err := it.Close(); err != nil {
-		return fmt.Errorf("update index: %w", corrupt(err))
+	if err := ix.writeTerms(ctx, b, changes); err != nil {
+		return fmt.Errorf("update index: %w", err)
 	}
 	b.Set([]byte(keyStats), st.encode(), nil)
 	b.Set([]byte(keyCommit), []byte(commit), nil)
@@ -194,8 +180,134 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 	dt.grow(st.next)
 	dt.stats = st
 	dt.refresh(&ix.opts.Weights)
-	ix.links.apply(nodes, atts, remove)
+	lg.apply(nodes, atts, remove)
 	ix.commit = commit
+	return nil
+}
+
+// analyseDocs analyses the notes of docs (nil for attachments), on up to
+// GOMAXPROCS goroutines when there are enough of them to be worth it.
+func analyseDocs(ctx context.Context, an *analyzer, docs []Doc) ([]*analysedDoc, error) {
+	out := make([]*analysedDoc, len(docs))
+	err := parallel(ctx, len(docs), 8, func() func(i int) {
+		da := newDocAnalyzer(an)
+		return func(i int) {
+			if docs[i].Note != nil {
+				out[i] = analyseForRebuild(da, docs[i])
+			}
+		}
+	})
+	return out, err
+}
+
+// parallel calls, for every i in [0, n), the func a worker got from newWorker:
+// on one goroutine when n is below atLeast, else on up to GOMAXPROCS (at most 8)
+// goroutines that each take about atLeast/2 items or more. It stops early when
+// ctx ends and then returns ctx's error.
+func parallel(ctx context.Context, n, atLeast int, newWorker func() func(i int)) error {
+	workers := 1
+	if n >= atLeast {
+		workers = min(runtime.GOMAXPROCS(0), 8, max(1, 2*n/atLeast))
+	}
+	if workers == 1 {
+		fn := newWorker()
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fn(i)
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn := newWorker()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// writeTerms merges changes into the committed posting blocks and writes the
+// blocks that change into b. Terms are split into contiguous ranges of about
+// equal work, each read through its own iterator on its own goroutine and
+// written into its own batch, which b then takes in.
+func (ix *Index) writeTerms(ctx context.Context, b *pebble.Batch, changes map[string][]change) error {
+	terms := make([]string, 0, len(changes))
+	total := 0
+	for t, chs := range changes {
+		terms = append(terms, t)
+		total += len(chs)
+	}
+	slices.Sort(terms)
+	parts := 1
+	if total >= 512 {
+		parts = max(1, min(runtime.GOMAXPROCS(0), 4))
+	}
+	// Cut the sorted terms where the running count of changes passes each
+	// part's share.
+	bounds := []int{0}
+	seen := 0
+	for i, t := range terms {
+		seen += len(changes[t])
+		if len(bounds) < parts && seen*parts >= total*len(bounds) && i+1 < len(terms) {
+			bounds = append(bounds, i+1)
+		}
+	}
+	bounds = append(bounds, len(terms))
+	write := func(terms []string, b *pebble.Batch) error {
+		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixTerm), UpperBound: prefixEnd(prefixTerm)})
+		if err != nil {
+			return corrupt(err)
+		}
+		tw := termWriter{it: it, b: b}
+		for _, t := range terms {
+			if err := ctx.Err(); err != nil {
+				it.Close()
+				return err
+			}
+			if err := tw.apply(t, changes[t]); err != nil {
+				it.Close()
+				return fmt.Errorf("term %q: %w", t, err)
+			}
+		}
+		return corrupt(it.Close())
+	}
+	if len(bounds) == 2 {
+		return write(terms, b)
+	}
+	batches := make([]*pebble.Batch, len(bounds)-1)
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for k := range batches {
+		batches[k] = ix.db.NewBatch()
+		defer batches[k].Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = write(terms[bounds[k]:bounds[k+1]], batches[k])
+		}()
+	}
+	wg.Wait()
+	for k, wb := range batches {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		if err := b.Apply(wb, nil); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -291,11 +403,14 @@ type change struct {
 // termWriter rewrites the posting blocks a set of changes touches, reading the
 // committed blocks through one iterator over all terms.
 type termWriter struct {
-	it  *pebble.Iterator
-	b   *pebble.Batch
-	key []byte
-	bw  blockWriter
-	val []byte
+	it   *pebble.Iterator
+	b    *pebble.Batch
+	key  []byte // the key sought, then of blocks split off
+	bkey []byte // the key of the block being rewritten
+	bw   blockWriter
+	val  []byte
+	// old and merged are reused for each block's entries before and after.
+	old, merged []entry
 }
 
 // apply merges chs (any order; for one doc the last change wins) into term's blocks.
@@ -313,8 +428,10 @@ func (w *termWriter) apply(term string, chs []change) error {
 	for len(chs) > 0 {
 		d := chs[0].doc
 		// The block that holds d is the first at or after termKey(term, d): its
-		// key is its last doc, or lastBlock for the term's last block.
-		key := termKey(nil, term, lastBlock)
+		// key is its last doc, or lastBlock for the term's last block. Its
+		// entries point into the iterator's value, valid until the next seek,
+		// by which time the batch holds the new blocks.
+		w.bkey = termKey(w.bkey[:0], term, lastBlock)
 		upper := lastBlock
 		var old []entry
 		w.key = termKey(w.key[:0], term, d)
@@ -324,10 +441,10 @@ func (w *termWriter) apply(term string, chs []change) error {
 				if err != nil {
 					return corrupt(err)
 				}
-				if old, err = decodeBlock(bytes.Clone(v)); err != nil {
+				if old, err = appendBlock(w.old[:0], v); err != nil {
 					return corrupt(err)
 				}
-				key, upper = bytes.Clone(w.it.Key()), k
+				w.bkey, upper = append(w.bkey[:0], w.it.Key()...), k
 			}
 		} else if err := w.it.Error(); err != nil {
 			return corrupt(err)
@@ -336,18 +453,20 @@ func (w *termWriter) apply(term string, chs []change) error {
 		for n < len(chs) && chs[n].doc <= upper {
 			n++
 		}
-		merged := mergeEntries(old, chs[:n])
+		w.old = old
+		merged := mergeEntries(w.merged[:0], old, chs[:n])
+		w.merged = merged
 		chs = chs[n:]
-		if err := w.writeBlocks(term, key, merged); err != nil {
+		if err := w.writeBlocks(term, w.bkey, merged); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// mergeEntries applies sorted changes to a block's sorted entries.
-func mergeEntries(old []entry, chs []change) []entry {
-	out := make([]entry, 0, len(old)+len(chs))
+// mergeEntries applies sorted changes to a block's sorted entries, appending the
+// result to out.
+func mergeEntries(out, old []entry, chs []change) []entry {
 	i := 0
 	for _, c := range chs {
 		for i < len(old) && old[i].doc < c.doc {

@@ -23,25 +23,31 @@ import (
 
 // objectStore reads and writes git objects. Loose objects are read and written
 // directly (so readers need no lock and writers control compression and fsync);
-// packed objects are read through go-git, which is not safe for concurrent use and
-// so sits behind a mutex.
+// packed objects are read directly too (packSet), from any number of goroutines.
+// What packSet cannot read (a pack index of another version, alternates) is read
+// through go-git, which is not safe for concurrent use and so sits behind a mutex.
 type objectStore struct {
-	dir string // .git/objects
+	dir   string // .git/objects
+	packs *packSet
 
 	mu  sync.Mutex
 	git *filesystem.Storage
 
 	zw sync.Pool // *zlib.Writer
+	zr sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
 }
 
 func newObjectStore(gitDir string) *objectStore {
 	s := &objectStore{dir: filepath.Join(gitDir, "objects")}
+	s.packs = newPackSet(s.dir)
+	s.packs.refresh()
 	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
 	return s
 }
 
-// reload makes go-git see packs written since it was opened (after gc).
+// reload makes the store see packs written since it was opened (after gc).
 func (s *objectStore) reload(gitDir string) {
+	s.packs.refresh()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_ = s.git.Close()
@@ -49,6 +55,7 @@ func (s *objectStore) reload(gitDir string) {
 }
 
 func (s *objectStore) close() error {
+	s.packs.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.git.Close()
@@ -153,15 +160,21 @@ func (b *objectBatch) wait() error {
 	return b.err
 }
 
-// read returns an object's type and body.
+// read returns an object's type and body: a loose object, else a packed one.
 func (s *objectStore) read(id hash) (string, []byte, error) {
-	f, err := os.Open(s.loosePath(id))
-	if err == nil {
-		defer f.Close()
-		return readLoose(f, id)
-	}
+	typ, data, err := s.readLoose(id)
 	if !errors.Is(err, fs.ErrNotExist) {
-		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+		return typ, data, err
+	}
+	typ, data, found, err := s.packs.read(id, s.readLoose)
+	if !found && err == nil {
+		// Not in the packs known so far: a pack may have appeared since (a gc that
+		// packed the loose object just missed, a fetch).
+		s.packs.refresh()
+		typ, data, found, err = s.packs.read(id, s.readLoose)
+	}
+	if found || err != nil {
+		return typ, data, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -177,34 +190,78 @@ func (s *objectStore) read(id hash) (string, []byte, error) {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
+	data, err = io.ReadAll(r)
 	if err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
 	return obj.Type().String(), data, nil
 }
 
-func readLoose(f *os.File, id hash) (string, []byte, error) {
-	zr, err := zlib.NewReader(f)
+// readLoose reads a loose object; an error matching fs.ErrNotExist when there is
+// none.
+func (s *objectStore) readLoose(id hash) (string, []byte, error) {
+	raw, err := os.ReadFile(s.loosePath(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, err
+		}
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	return s.inflateLoose(raw, id)
+}
+
+// maxInflate bounds how much deflate can expand its input (about 1032:1), so that
+// a damaged header cannot make a reader allocate more than the data could hold.
+const maxInflate = 1040
+
+// inflateLoose decodes a loose object file (zlib of "type size\0body"): the body
+// is read into a buffer of the size the header states, and the stream must end
+// there, its checksum intact.
+func (s *objectStore) inflateLoose(raw []byte, id hash) (string, []byte, error) {
+	br := bytes.NewReader(raw)
+	zr, _ := s.zr.Get().(io.ReadCloser)
+	var err error
+	if zr == nil {
+		zr, err = zlib.NewReader(br)
+	} else {
+		err = zr.(zlib.Resetter).Reset(br, nil)
+	}
 	if err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
-	defer zr.Close()
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	defer s.zr.Put(zr)
+	var hdr [64]byte
+	n, nul := 0, -1
+	for nul < 0 && n < len(hdr) {
+		k, err := zr.Read(hdr[n:])
+		n += k
+		nul = bytes.IndexByte(hdr[:n], 0)
+		if err != nil {
+			break
+		}
 	}
-	nul := bytes.IndexByte(raw, 0)
-	sp := bytes.IndexByte(raw, ' ')
-	if nul < 0 || sp < 0 || sp > nul {
+	sp := bytes.IndexByte(hdr[:max(nul, 0)], ' ')
+	if nul < 0 || sp < 0 {
 		return "", nil, fmt.Errorf("read object %s: bad header", id)
 	}
-	typ := string(raw[:sp])
-	n, err := strconv.Atoi(string(raw[sp+1 : nul]))
-	if err != nil || n != len(raw)-nul-1 {
+	typ := string(hdr[:sp])
+	size, err := strconv.Atoi(string(hdr[sp+1 : nul]))
+	if err != nil || size < 0 || size > maxInflate*len(raw) || n-nul-1 > size {
 		return "", nil, fmt.Errorf("read object %s: bad size", id)
 	}
-	return typ, raw[nul+1:], nil
+	data := make([]byte, size)
+	got := copy(data, hdr[nul+1:n])
+	if _, err := io.ReadFull(zr, data[got:]); err != nil {
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	// The stream must end here; reading to its end checks its checksum.
+	if k, err := zr.Read(hdr[:1]); k != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("bad size")
+		}
+		return "", nil, fmt.Errorf("read object %s: %w", id, err)
+	}
+	return typ, data, nil
 }
 
 // readTyped reads an object and checks its type.

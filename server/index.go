@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -186,20 +187,37 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	}
 	var put []graph.Doc
 	var remove []note.Path
+	var files []repo.File
 	for _, c := range changes {
 		if c.Kind == repo.Archive {
 			remove = append(remove, c.Path)
-			continue
+		} else {
+			files = append(files, repo.File{Path: c.Path, Revision: c.Revision})
 		}
-		if !isNote(c.Path) {
-			put = append(put, graph.Doc{Path: c.Path, Revision: string(c.Revision)}) // an attachment
-			continue
+	}
+	// Read and parse the changed notes on every core when there are many (a pull,
+	// a rename that rewrote its links), in diff order.
+	put = make([]graph.Doc, len(files))
+	if len(files) < 8 {
+		for i, f := range files {
+			if put[i], err = readDoc(ctx, x.vault, f); err != nil {
+				return fmt.Errorf("catch up index: %w", err)
+			}
 		}
-		b, err := x.vault.ReadRevision(ctx, c.Revision)
-		if err != nil {
-			return fmt.Errorf("catch up index: %w", err)
+	} else {
+		i := 0
+		for d, err := range readDocs(ctx, x.vault, files) {
+			if err != nil {
+				return fmt.Errorf("catch up index: %w", err)
+			}
+			put[i] = d
+			i++
 		}
-		put = append(put, parseDoc(c.Path, c.Revision, b))
+		order := make(map[note.Path]int, len(files))
+		for i, f := range files {
+			order[f.Path] = i
+		}
+		slices.SortFunc(put, func(a, b graph.Doc) int { return order[a.Path] - order[b.Path] })
 	}
 	if err := ix.Update(ctx, head, put, remove); err != nil {
 		return fmt.Errorf("catch up index: %w", err)
@@ -267,20 +285,8 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 			go func() {
 				defer wg.Done()
 				for f := range jobs {
-					if !isNote(f.Path) {
-						r := result{doc: graph.Doc{Path: f.Path, Revision: string(f.Revision)}}
-						select {
-						case out <- r:
-						case <-ctx.Done():
-							return
-						}
-						continue
-					}
-					b, err := v.ReadRevision(ctx, f.Revision)
-					r := result{err: err}
-					if err == nil {
-						r.doc = parseDoc(f.Path, f.Revision, b)
-					}
+					var r result
+					r.doc, r.err = readDoc(ctx, v, f)
 					select {
 					case out <- r:
 					case <-ctx.Done():
@@ -310,6 +316,18 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 			}
 		}
 	}
+}
+
+// readDoc reads and parses one file for the index (an attachment is not read).
+func readDoc(ctx context.Context, v *repo.Vault, f repo.File) (graph.Doc, error) {
+	if !isNote(f.Path) {
+		return graph.Doc{Path: f.Path, Revision: string(f.Revision)}, nil
+	}
+	b, err := v.ReadRevision(ctx, f.Revision)
+	if err != nil {
+		return graph.Doc{}, err
+	}
+	return parseDoc(f.Path, f.Revision, b), nil
 }
 
 // parseDoc parses a note for the index. A note whose frontmatter breaks the codec's

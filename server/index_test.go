@@ -59,7 +59,8 @@ func results(t *testing.T, x *server.Indexer) []string {
 }
 
 // TestIndexer_IncrementalEqualsRebuild: an index caught up over many commits (puts,
-// updates, moves, archives, restores) answers exactly like one rebuilt from scratch.
+// updates, moves, archives, restores, then one commit of many notes) answers
+// exactly like one rebuilt from scratch.
 func TestIndexer_IncrementalEqualsRebuild(t *testing.T) {
 	ctx := context.Background()
 	v, _ := openVault(t)
@@ -91,6 +92,21 @@ func TestIndexer_IncrementalEqualsRebuild(t *testing.T) {
 			}
 		}
 	}
+	// One commit of many notes, new and changed (read and parsed in parallel).
+	var many []repo.Change
+	for k := range 60 {
+		if p, ok := live[k]; ok {
+			many = append(many, repo.Change{Kind: repo.Put, Path: note.Path(p), Content: []byte(randomNote(rng, 1000+k)), ExpectedRevision: v.Revision(note.Path(p))})
+		} else if k%2 == 0 {
+			p := fmt.Sprintf("many/n%d.md", k)
+			many = append(many, repo.Change{Kind: repo.Put, Path: note.Path(p), Content: []byte(randomNote(rng, 1000+k))})
+			live[k] = p
+		}
+	}
+	if len(many) < 20 {
+		t.Fatalf("only %d changes in the large commit", len(many))
+	}
+	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: many})
 	if err := x.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -26,11 +27,13 @@ import (
 //   - links/index, links/scan: NoteLinks (limit 50) of the 100 notes with the most
 //     backlinks, in turn; p50 and p95 per call;
 //   - stats/index, stats/scan: VaultStats (limit 50);
-//   - move-plan/index: a dry-run MoveNote renaming a note that about 50 other
-//     notes link to (the plan reads only the notes involved);
+//   - move-plan/index: a dry-run MoveNote of a rename that rewrites exactly 50
+//     other notes (a real note with 44 rewritable backlinks, linked by path from
+//     6 more notes in a setup commit), and of one that rewrites 139 (the plan
+//     reads only the notes involved);
 //   - catchup-after-rename: that rename committed, then Indexer.CatchUp (tree
-//     diff, parse of the rewritten notes, index and link-graph update); it renames
-//     back and forth, and reports the notes each rename rewrote.
+//     diff, parse of the moved and rewritten notes, index and link-graph
+//     update), p50 and p95 of the catch-up alone; it renames back and forth.
 //
 // The vault (copy, git import, index rebuild: about 10 s) is built once per run.
 func BenchmarkLinkGraph(b *testing.B) {
@@ -120,7 +123,8 @@ func BenchmarkLinkGraph(b *testing.B) {
 	// Renames (same folder) that rewrite about 50 notes: obsidian-hub has none
 	// between 44 and 139 (links by title or alias stay as they are), so both
 	// sides: the rename rewriting the most notes up to 50, and the one rewriting
-	// the fewest above 50, of the notes with 40 to 150 linking notes.
+	// the fewest above 50, of the notes with 40 to 150 linking notes. The smaller
+	// is then made to rewrite exactly 50 (below).
 	all, err := ix.Hubs(1000, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -146,6 +150,40 @@ func BenchmarkLinkGraph(b *testing.B) {
 	if small == nil || large == nil {
 		b.Fatal("no notes to rename")
 	}
+	// Make the smaller rename rewrite exactly 50 notes: link it by path from as
+	// many more notes (the first by path that do not link to it yet), in one
+	// commit, and plan it again.
+	if k := len(small.Rewritten); k < 50 {
+		target := strings.TrimSuffix(string(smallReq.From), ".md")
+		tx := repo.Tx{Author: agent, Roles: []string{"owner"}, Op: repo.OpWrite, Message: "bench: link " + target}
+		files, _, err := rv.Files(ctx, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range files {
+			if len(tx.Changes) == 50-k {
+				break
+			}
+			if !strings.HasSuffix(string(f.Path), ".md") || f.Path == smallReq.From || slices.Contains(small.Rewritten, f.Path) {
+				continue
+			}
+			old, err := rv.ReadRevision(ctx, f.Revision)
+			if err != nil {
+				b.Fatal(err)
+			}
+			content := append(bytes.Clone(old), fmt.Sprintf("\nSee also [[%s]].\n", target)...)
+			tx.Changes = append(tx.Changes, repo.Change{Kind: repo.Put, Path: f.Path, Content: content, ExpectedRevision: f.Revision})
+		}
+		if _, err := rv.Apply(ctx, tx); err != nil {
+			b.Fatal(err)
+		}
+		if err := x.CatchUp(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if small, err = v.MoveNote(ctx, smallReq); err != nil || len(small.Rewritten) != 50 {
+			b.Fatalf("after linking %s from %d more notes the rename rewrites %v notes: %v", target, 50-k, small, err)
+		}
+	}
 	// The scan plans the same move (it reads every note; about as slow as the
 	// link queries' scan).
 	if sp, err := scan.MoveNote(ctx, smallReq); err != nil || !reflect.DeepEqual(sp.Rewritten, small.Rewritten) || !reflect.DeepEqual(sp.Changes, small.Changes) {
@@ -166,6 +204,7 @@ func BenchmarkLinkGraph(b *testing.B) {
 			b.ReportAllocs()
 			r := m.req
 			r.DryRun = false
+			var took []time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				if _, err := v.MoveNote(ctx, r); err != nil {
@@ -173,11 +212,16 @@ func BenchmarkLinkGraph(b *testing.B) {
 				}
 				r.From, r.To = r.To, r.From // and back, next time
 				b.StartTimer()
+				start := time.Now()
 				if err := x.CatchUp(ctx); err != nil {
 					b.Fatal(err)
 				}
+				took = append(took, time.Since(start))
 			}
 			b.StopTimer()
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(took[len(took)*95/100].Microseconds()), "p95-µs")
 			if r.From != m.req.From { // leave the vault as it was
 				if _, err := v.MoveNote(ctx, r); err != nil {
 					b.Fatal(err)
