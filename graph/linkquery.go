@@ -827,7 +827,7 @@ func (ix *Index) NotesHiding(hidden Hidden) ([]NoteInfo, error) {
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	return ix.links.notes(hidden), nil
+	return ix.links.get().notes(hidden), nil
 }
 
 func (g *linkGraph) notes(hidden Hidden) []NoteInfo {

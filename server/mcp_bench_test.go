@@ -31,15 +31,18 @@ import (
 // read_note tools on the cpp-docs corpus (9,751 notes), one op one call, cycling
 // through the 300 known-item queries (search: literal, limit 10) and the 300 notes
 // they are about (read_note: by path, default 16 KiB budget; 5.8 KB on average, 21
-// of them over the budget and answered with their outline). Each tool is measured
-// four ways, all as the same principal (a token with `norn token add`'s default
-// scopes, read and write):
+// of them over the budget and answered with their outline; read_note_name: those
+// of them outside the root whose file name is their own, by "[[file name]]"). Each
+// is measured four ways, all as the same principal (a token with `norn token
+// add`'s default scopes, read and write):
 //
 //   - direct: the library calls the tool's handler makes (search: Indexer.Search
 //     with the request the handler sends for a caller without the private scope;
-//     read_note: Vault.Read and note.Parse), no MCP at all;
+//     read_note: Vault.Read and note.Parse, after graph.Index.Resolve by name), no
+//     MCP at all;
 //   - inprocess: the tool through mcp-go's in-process client (JSON-RPC encoding,
-//     dispatch, output-schema validation, the handler; no network);
+//     dispatch, the handler; no network), the server built as norn serve builds
+//     it, without output-schema validation;
 //   - http: the tool through the real streamable HTTP client against an
 //     http.Server on 127.0.0.1 with bearer-token auth from a real tokens file, in
 //     the protocol the client negotiates by default (2026-07-28, stateless);
@@ -49,8 +52,9 @@ import (
 // Besides ns/op each reports the p50 and p95 of the per-call latency, each MCP path
 // its p50 overhead over direct and over inprocess (when those ran in the same run),
 // and each HTTP path the bytes the server wrote and the TCP connections it accepted
-// per call (mcp-go's client does not always read a response to EOF, so its
-// connection is not reused). The vault (copy, git import, index rebuild: 15–25 s)
+// per call (mcp-go's client stops reading at the end of the JSON value; with a
+// Content-Length the transport still sees the body end and reuses the connection).
+// The vault (copy, git import, index rebuild: 15–25 s)
 // is built once per run of BenchmarkMCP and shared by its sub-benchmarks, -count
 // included; go test without -bench never builds it.
 func BenchmarkMCP(b *testing.B) {
@@ -63,14 +67,16 @@ func BenchmarkMCP(b *testing.B) {
 	}{
 		{"search", e.searchArgs, e.searchDirect},
 		{"read_note", e.readArgs, e.readDirect},
+		{"read_note_name", e.readNameArgs, e.readNameDirect},
 	} {
+		name := strings.TrimSuffix(tool.name, "_name") // the tool called
 		b.Run(tool.name+"/direct", func(b *testing.B) {
 			p50[tool.name+"/direct"] = measure(b, func(i int) error { return tool.direct(e.ctx, i) })
 		})
 		for _, c := range e.clients {
 			b.Run(tool.name+"/"+c.name, func(b *testing.B) {
 				conns, sent := e.conns.Load(), e.sent.Load()
-				p := measure(b, func(i int) error { return c.call(tool.name, tool.args(i)) })
+				p := measure(b, func(i int) error { return c.call(name, tool.args(i)) })
 				p50[tool.name+"/"+c.name] = p
 				if c.http {
 					b.ReportMetric(float64(e.conns.Load()-conns)/float64(b.N), "conns/op")
@@ -117,6 +123,7 @@ type mcpBench struct {
 	v       *server.Vault
 	queries []string
 	paths   []note.Path
+	named   []note.Path // the notes of paths not at the root whose file name no other note has
 	clients []*mcpBenchClient
 	conns   atomic.Int64 // TCP connections the HTTP server accepted
 	sent    atomic.Int64 // bytes the HTTP server wrote (headers and bodies)
@@ -204,6 +211,7 @@ func newMCPBench(b *testing.B) *mcpBench {
 			b.Fatalf("qrels name %s, which is not in the vault", p)
 		}
 	}
+	e.named = uniqueNames(b, ctx, v, e.paths)
 	imported := time.Since(start)
 
 	// One token in the vault's real tokens file; the in-process client calls as the
@@ -217,7 +225,8 @@ func newMCPBench(b *testing.B) *mcpBench {
 	if !ok {
 		b.Fatal("the new token does not authenticate")
 	}
-	mcpSrv := server.NewMCPServer(v, server.MCPOptions{Version: "bench", Logger: quiet})
+	// As norn serve runs it: without output-schema validation (the tests validate).
+	mcpSrv := server.NewMCPServer(v, server.MCPOptions{Version: "bench", Logger: quiet, SkipOutputValidation: true})
 
 	in, err := client.NewInProcessClient(mcpSrv)
 	if err != nil {
@@ -289,10 +298,71 @@ func newMCPBench(b *testing.B) *mcpBench {
 		if rn.Path != e.paths[0] || rn.Revision != v.Revision(e.paths[0]) {
 			b.Fatalf("%s: read_note %s: got %s at %s", c.name, e.paths[0], rn.Path, rn.Revision)
 		}
+		for i := range e.named {
+			var rn server.ReadNoteResult
+			benchDecode(b, c, "read_note", e.readNameArgs(i), &rn)
+			if rn.Path != e.named[i] || rn.ResolvedFrom == "" {
+				b.Fatalf("%s: read_note %v: got %s (resolved from %q)", c.name, e.readNameArgs(i), rn.Path, rn.ResolvedFrom)
+			}
+			if c.name != "inprocess" {
+				break // one is enough over HTTP
+			}
+		}
 	}
-	b.Logf("cpp-docs vault: %d queries, %d target notes; import and index %.1f s, setup %.1f s",
-		len(e.queries), len(e.paths), imported.Seconds(), time.Since(start).Seconds())
+	b.Logf("cpp-docs vault: %d queries, %d target notes (%d by name); import and index %.1f s, setup %.1f s",
+		len(e.queries), len(e.paths), len(e.named), imported.Seconds(), time.Since(start).Seconds())
 	return e
+}
+
+// uniqueNames returns the notes of targets, in order and each once, that are not
+// at the root and whose file name (case-insensitive) no other note at HEAD has: read
+// by "[[name]]", each resolves by the link rules' file-name step.
+func uniqueNames(b *testing.B, ctx context.Context, v *server.Vault, targets []note.Path) []note.Path {
+	b.Helper()
+	files, _, err := v.Files(ctx, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	stems := map[string]int{}
+	for _, f := range files {
+		if strings.HasSuffix(string(f.Path), ".md") {
+			stems[strings.ToLower(note.Stem(f.Path))]++
+		}
+	}
+	var out []note.Path
+	seen := map[note.Path]bool{}
+	for _, p := range targets {
+		if !seen[p] && p.Folder() != "" && stems[strings.ToLower(note.Stem(p))] == 1 {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	if len(out) < 50 {
+		b.Fatalf("only %d target notes have a file name of their own", len(out))
+	}
+	return out
+}
+
+func (e *mcpBench) readNameArgs(i int) map[string]any {
+	return map[string]any{"path": "[[" + note.Stem(e.named[i%len(e.named)]) + "]]"}
+}
+
+// readNameDirect resolves the name with the index's resolver (brought up to HEAD),
+// then reads and parses the note, as read_note by name does.
+func (e *mcpBench) readNameDirect(ctx context.Context, i int) error {
+	p := e.named[i%len(e.named)]
+	ix, err := e.v.Index.Graph(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := ix.Resolve("\x00/\x00", note.Link{Kind: note.LinkWiki, Target: note.Stem(p)})
+	if err != nil {
+		return err
+	}
+	if r.Target != p {
+		return fmt.Errorf("%s resolves to %s (%s)", note.Stem(p), r.Target, r.Status)
+	}
+	return e.readAt(ctx, p)
 }
 
 func (e *mcpBench) searchArgs(i int) map[string]any {
@@ -313,7 +383,10 @@ func (e *mcpBench) searchDirect(ctx context.Context, i int) error {
 
 // readDirect reads a note at HEAD and parses it, as read_note does.
 func (e *mcpBench) readDirect(ctx context.Context, i int) error {
-	p := e.paths[i%len(e.paths)]
+	return e.readAt(ctx, e.paths[i%len(e.paths)])
+}
+
+func (e *mcpBench) readAt(ctx context.Context, p note.Path) error {
 	blob, err := e.v.Read(ctx, p, "")
 	if err != nil {
 		return err
