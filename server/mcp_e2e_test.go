@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -42,21 +41,8 @@ var e2eQuiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // --http` does, and returns the MCP URL.
 func e2eServeHTTP(t *testing.T, s *mcpserver.MCPServer, tok *server.Tokens) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := server.NewHTTPHandler(s, server.HTTPOptions{Addr: ln.Addr().String(), Tokens: tok, Logger: e2eQuiet})
-	if err != nil {
-		ln.Close()
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	srv.RegisterOnShutdown(h.CloseSessions)
-	done := make(chan struct{})
-	go func() { srv.Serve(ln); close(done) }()
-	t.Cleanup(func() { srv.Shutdown(context.Background()); <-done })
-	return "http://" + ln.Addr().String() + server.MCPPath
+	url, _ := serveMCPHTTP(t, s, server.HTTPOptions{Tokens: tok, Logger: e2eQuiet})
+	return url
 }
 
 // e2eTokens writes a tokens file in the vault's .git/norn with one token per name
