@@ -15,7 +15,7 @@ import (
 // docAnalyzer turns one note into its per-term postings. It reuses its buffers
 // between notes and belongs to one goroutine.
 type docAnalyzer struct {
-	st *stemmer
+	st *slotCache
 	// gen numbers the notes analysed; a term's id in the current note is in its
 	// stemmer slot when the slot's gen is this one, in ids for filter terms.
 	gen   uint32
@@ -51,7 +51,7 @@ type termEntry struct {
 }
 
 func newDocAnalyzer(a *analyzer) *docAnalyzer {
-	return &docAnalyzer{st: a.newStemmer(), ids: make(map[string]int32, 16)}
+	return &docAnalyzer{st: a.newSlotCache(), ids: make(map[string]int32, 16)}
 }
 
 // frontmatter keys that have their own field.

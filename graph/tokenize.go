@@ -68,54 +68,76 @@ func (a *analyzer) fingerprint() string {
 
 // stemmer memoises stems: the same few thousand words make up most of any text, and
 // Porter2 costs far more than a map lookup. A stemmer belongs to one goroutine.
-//
-// Each cached word maps to its term's slot, one per term (words with the same stem
-// share it), where a docAnalyzer keeps the term's id in the note it is analysing:
-// one map lookup per word gives both.
 type stemmer struct {
+	a     *analyzer
+	cache map[string]string
+}
+
+func (a *analyzer) newStemmer() *stemmer {
+	return &stemmer{a: a, cache: make(map[string]string, 256)}
+}
+
+// term maps a folded word to its term, "" for a stop word.
+func (s *stemmer) term(w []byte) string {
+	if t, ok := s.cache[string(w)]; ok {
+		return t
+	}
+	key := string(w)
+	t := s.a.sharedTerm(key)
+	if len(s.cache) < maxShared {
+		s.cache[key] = t
+	}
+	return t
+}
+
+// sharedTerm is term through the analyzer's shared cache only.
+func (a *analyzer) sharedTerm(key string) string {
+	a.mu.RLock()
+	t, ok := a.shared[key]
+	a.mu.RUnlock()
+	if ok {
+		return t
+	}
+	t = a.termOf(key)
+	a.mu.Lock()
+	if len(a.shared) >= maxShared {
+		clear(a.shared)
+	}
+	a.shared[key] = t
+	a.mu.Unlock()
+	return t
+}
+
+// slotCache is the stemmer of a docAnalyzer: each cached word maps to its term's
+// slot, one per term (words with the same stem share it), where the analyzer
+// keeps the term's id in the note it is analysing, so that one map lookup per
+// word gives both.
+type slotCache struct {
 	a     *analyzer
 	cache map[string]*termSlot // folded word → its term's slot
 	slots map[string]*termSlot // term → slot
 }
 
 // termSlot is one term ("" for a stop word) and, for the docAnalyzer that owns
-// the stemmer, the term's id in note number gen.
+// the cache, the term's id in note number gen.
 type termSlot struct {
 	term string
 	gen  uint32
 	id   int32
 }
 
-func (a *analyzer) newStemmer() *stemmer {
-	return &stemmer{a: a, cache: make(map[string]*termSlot, 256), slots: make(map[string]*termSlot, 256)}
-}
-
-// term maps a folded word to its term, "" for a stop word.
-func (s *stemmer) term(w []byte) string {
-	s.reset()
-	return s.slot(w).term
+func (a *analyzer) newSlotCache() *slotCache {
+	return &slotCache{a: a, cache: make(map[string]*termSlot, 256), slots: make(map[string]*termSlot, 256)}
 }
 
 // slot returns the slot of w's term. The cache may pass maxShared until reset
-// (or term) empties it.
-func (s *stemmer) slot(w []byte) *termSlot {
+// empties it.
+func (s *slotCache) slot(w []byte) *termSlot {
 	if sl, ok := s.cache[string(w)]; ok {
 		return sl
 	}
-	a := s.a
-	a.mu.RLock()
-	t, ok := a.shared[string(w)]
-	a.mu.RUnlock()
 	key := string(w)
-	if !ok {
-		t = a.termOf(key)
-		a.mu.Lock()
-		if len(a.shared) >= maxShared {
-			clear(a.shared)
-		}
-		a.shared[key] = t
-		a.mu.Unlock()
-	}
+	t := s.a.sharedTerm(key)
 	sl := s.slots[t]
 	if sl == nil {
 		sl = &termSlot{term: t}
@@ -127,7 +149,7 @@ func (s *stemmer) slot(w []byte) *termSlot {
 
 // reset empties the cache when it has grown past maxShared words; call it only
 // between notes, since it forgets the slots.
-func (s *stemmer) reset() {
+func (s *slotCache) reset() {
 	if len(s.cache) >= maxShared {
 		clear(s.cache)
 		clear(s.slots)

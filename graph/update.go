@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"runtime"
@@ -42,17 +43,10 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 
 	changes := map[string][]change{}
 	removed := map[uint32]bool{}
-	// dropDoc removes a doc's postings, except those in keep (a re-put doc's
-	// postings that did not change: term → hash), which it deletes from keep.
-	dropDoc := func(id uint32, keep map[string]uint32) error {
-		fwd, err := ix.get(docKey(prefixFwd, id))
-		if err != nil {
-			return err
-		}
-		terms, err := decodeForward(fwd)
-		if err != nil {
-			return corrupt(err)
-		}
+	// dropDoc removes a doc's postings (its forward list: terms, the hash of each
+	// posting), except those in keep (a re-put doc's postings that did not
+	// change: term → hash), which it deletes from keep.
+	dropDoc := func(id uint32, terms []fwdTerm, keep map[string]uint32) error {
 		for _, t := range terms {
 			if h, ok := keep[t.term]; ok && h == t.hash {
 				delete(keep, t.term)
@@ -76,17 +70,22 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		if !ok {
 			continue
 		}
-		if err := dropDoc(id, nil); err != nil {
+		terms, err := ix.forward(id)
+		if err == nil {
+			err = dropDoc(id, terms, nil)
+		}
+		if err != nil {
 			return fmt.Errorf("update index: remove %s: %w", p, err)
 		}
 		b.Delete(docKey(prefixDoc, id), nil)
 		b.Delete(docKey(prefixFwd, id), nil)
 		b.Delete(docKey(prefixText, id), nil)
 	}
-	// Analyse the notes first, on several cores when there are many.
-	ads, err := analyseDocs(ctx, ix.an, put)
+	// Analyse the notes first, and read the forward lists of those indexed
+	// already, on several cores when there are many.
+	ads, err := ix.prepareDocs(ctx, dt, put)
 	if err != nil {
-		return err
+		return fmt.Errorf("update index: %w", err)
 	}
 	var nodes []nodeRec
 	var atts []note.Path
@@ -102,7 +101,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 			b.Set(nodeKey(prefixAttachment, d.Path), nil, nil)
 			continue
 		}
-		r := ads[i].node
+		r := ads[i].ad.node
 		buf = r.encode(buf[:0])
 		b.Set(nodeKey(prefixNode, d.Path), buf, nil)
 		buf = r.encodeContexts(buf[:0])
@@ -119,19 +118,14 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ad := ads[i]
-		if ad == nil {
+		pd := ads[i]
+		if pd.ad == nil {
 			continue // an attachment: not searched
 		}
-		// fresh holds the postings to write: all of them for a new doc; for a
-		// re-put doc, those that changed (dropDoc takes the unchanged out).
-		fresh := make(map[string]uint32, len(ad.entries))
-		for _, e := range ad.entries {
-			fresh[e.term] = entryHash(e)
-		}
+		ad, fresh := pd.ad, pd.fresh
 		id, ok := dt.byPath[d.Path]
 		if ok {
-			if err := dropDoc(id, fresh); err != nil {
+			if err := dropDoc(id, pd.old, fresh); err != nil {
 				return fmt.Errorf("update index: put %s: %w", d.Path, err)
 			}
 		} else {
@@ -185,19 +179,58 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 	return nil
 }
 
-// analyseDocs analyses the notes of docs (nil for attachments), on up to
-// GOMAXPROCS goroutines when there are enough of them to be worth it.
-func analyseDocs(ctx context.Context, an *analyzer, docs []Doc) ([]*analysedDoc, error) {
-	out := make([]*analysedDoc, len(docs))
+// preparedDoc is a note of an Update, analysed: its postings (fresh: term →
+// hash of the posting, for every term) and, when it is indexed already, its
+// old forward list.
+type preparedDoc struct {
+	ad    *analysedDoc // nil for an attachment
+	fresh map[string]uint32
+	old   []fwdTerm
+}
+
+// prepareDocs analyses the notes of docs and reads the forward lists of those dt
+// holds, on up to GOMAXPROCS goroutines when there are enough of them to be
+// worth it (dt does not change meanwhile: the caller holds writeMu).
+func (ix *Index) prepareDocs(ctx context.Context, dt *docTable, docs []Doc) ([]preparedDoc, error) {
+	out := make([]preparedDoc, len(docs))
+	errs := make([]error, len(docs))
 	err := parallel(ctx, len(docs), 8, func() func(i int) {
-		da := newDocAnalyzer(an)
+		da := newDocAnalyzer(ix.an)
 		return func(i int) {
-			if docs[i].Note != nil {
-				out[i] = analyseForRebuild(da, docs[i])
+			d := docs[i]
+			if d.Note == nil {
+				return
+			}
+			p := &out[i]
+			p.ad = analyseForRebuild(da, d)
+			p.fresh = make(map[string]uint32, len(p.ad.entries))
+			for _, e := range p.ad.entries {
+				p.fresh[e.term] = entryHash(e)
+			}
+			if id, ok := dt.byPath[d.Path]; ok {
+				if p.old, errs[i] = ix.forward(id); errs[i] != nil {
+					errs[i] = fmt.Errorf("put %s: %w", d.Path, errs[i])
+				}
 			}
 		}
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, errors.Join(errs...)
+}
+
+// forward reads and decodes doc id's forward list.
+func (ix *Index) forward(id uint32) ([]fwdTerm, error) {
+	fwd, err := ix.get(docKey(prefixFwd, id))
+	if err != nil {
+		return nil, err
+	}
+	terms, err := decodeForward(fwd)
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	return terms, nil
 }
 
 // parallel calls, for every i in [0, n), the func a worker got from newWorker:
@@ -242,7 +275,8 @@ func parallel(ctx context.Context, n, atLeast int, newWorker func() func(i int))
 // writeTerms merges changes into the committed posting blocks and writes the
 // blocks that change into b. Terms are split into contiguous ranges of about
 // equal work, each read through its own iterator on its own goroutine and
-// written into its own batch, which b then takes in.
+// written into its own batch, which b then takes in (in term order, so b is the
+// same whatever the split).
 func (ix *Index) writeTerms(ctx context.Context, b *pebble.Batch, changes map[string][]change) error {
 	terms := make([]string, 0, len(changes))
 	total := 0
@@ -251,9 +285,11 @@ func (ix *Index) writeTerms(ctx context.Context, b *pebble.Batch, changes map[st
 		total += len(chs)
 	}
 	slices.Sort(terms)
+	// Twice as many parts as cores, so that a core another process holds
+	// leaves less of the work waiting on it.
 	parts := 1
 	if total >= 512 {
-		parts = max(1, min(runtime.GOMAXPROCS(0), 4))
+		parts = max(1, min(2*runtime.GOMAXPROCS(0), 8, total/256))
 	}
 	// Cut the sorted terms where the running count of changes passes each
 	// part's share.
@@ -433,15 +469,12 @@ func (w *termWriter) apply(term string, chs []change) error {
 		// by which time the batch holds the new blocks.
 		w.bkey = termKey(w.bkey[:0], term, lastBlock)
 		upper := lastBlock
-		var old []entry
+		var v []byte
 		w.key = termKey(w.key[:0], term, d)
 		if w.it.SeekGE(w.key) {
 			if t, k, ok := parseTermKey(w.it.Key()); ok && string(t) == term {
-				v, err := w.it.ValueAndErr()
-				if err != nil {
-					return corrupt(err)
-				}
-				if old, err = appendBlock(w.old[:0], v); err != nil {
+				var err error
+				if v, err = w.it.ValueAndErr(); err != nil {
 					return corrupt(err)
 				}
 				w.bkey, upper = append(w.bkey[:0], w.it.Key()...), k
@@ -453,6 +486,28 @@ func (w *termWriter) apply(term string, chs []change) error {
 		for n < len(chs) && chs[n].doc <= upper {
 			n++
 		}
+		if v != nil {
+			// Most rewrites keep the block whole: copy its unchanged postings
+			// as they are.
+			val, ok, err := w.splice(v, chs[:n])
+			if err != nil {
+				return corrupt(err)
+			}
+			if ok {
+				chs = chs[n:]
+				if err := w.b.Set(w.bkey, val, nil); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		var old []entry
+		if v != nil {
+			var err error
+			if old, err = appendBlock(w.old[:0], v); err != nil {
+				return corrupt(err)
+			}
+		}
 		w.old = old
 		merged := mergeEntries(w.merged[:0], old, chs[:n])
 		w.merged = merged
@@ -462,6 +517,110 @@ func (w *termWriter) apply(term string, chs []change) error {
 		}
 	}
 	return nil
+}
+
+// splice returns the block value v with chs (sorted by doc, one per doc)
+// applied: byte for byte what decoding v, mergeEntries and writeBlocks would
+// write, but runs of unchanged postings are copied as they are (only the first
+// of a run gets a new doc delta). ok is false when the block would come out
+// empty or with more than blockMax postings (to be split): the caller then
+// merges entry by entry. The value is valid until the next call.
+func (w *termWriter) splice(v []byte, chs []change) (val []byte, ok bool, err error) {
+	var r blockReader
+	if err := r.init(v); err != nil {
+		return nil, false, err
+	}
+	docs, pos := w.bw.docs[:0], w.bw.pos[:0]
+	count := 0
+	var first, last uint32
+	// A run of old postings copied as they are: docs bytes [rs, re), positions
+	// [ps, pe); rs < 0 when there is none.
+	rs, re, ps, pe := -1, 0, 0, 0
+	flush := func() {
+		if rs >= 0 {
+			docs = append(docs, r.docsAll[rs:re]...)
+			pos = append(pos, r.pos[ps:pe]...)
+			rs = -1
+		}
+	}
+	delta := func(doc uint32) uint64 {
+		if count == 0 {
+			first = doc
+			return 0
+		}
+		return uint64(doc - last)
+	}
+	emit := func(c change) {
+		flush()
+		docs = binary.AppendUvarint(docs, delta(c.doc))
+		docs = append(docs, c.head...)
+		docs = binary.AppendUvarint(docs, uint64(len(c.pos)))
+		pos = append(pos, c.pos...)
+		count++
+		last = c.doc
+	}
+	follows := false // the last posting out is the old one before r's current
+	ci := 0
+	for {
+		start := len(r.docsAll) - len(r.docs)
+		if !r.next() {
+			break
+		}
+		d := r.cur.doc
+		for ci < len(chs) && chs[ci].doc < d {
+			if chs[ci].put {
+				emit(chs[ci])
+				follows = false
+			}
+			ci++
+		}
+		if ci < len(chs) && chs[ci].doc == d {
+			if chs[ci].put {
+				emit(chs[ci])
+			}
+			ci++
+			follows = false
+			continue
+		}
+		end := len(r.docsAll) - len(r.docs)
+		if follows {
+			// Its delta is from the posting before it, which is the last out.
+			if rs < 0 {
+				rs, ps = start, r.posOff
+			}
+			re, pe = end, r.posOff+r.posLen
+		} else {
+			flush()
+			docs = binary.AppendUvarint(docs, delta(d))
+			docs = append(docs, r.docsAll[r.headFrom:end]...) // head and positions length
+			pos = append(pos, r.rawPos()...)
+		}
+		count++
+		last = d
+		follows = true
+	}
+	if r.err != nil {
+		return nil, false, r.err
+	}
+	if r.n != r.count {
+		return nil, false, fmt.Errorf("%w: %d of %d postings", errBadBlock, r.n, r.count)
+	}
+	for ; ci < len(chs); ci++ {
+		if chs[ci].put {
+			emit(chs[ci])
+		}
+	}
+	flush()
+	w.bw.docs, w.bw.pos = docs, pos // keep the buffers
+	if count == 0 || count > blockMax {
+		return nil, false, nil
+	}
+	val = binary.AppendUvarint(w.val[:0], uint64(count))
+	val = binary.AppendUvarint(val, uint64(first))
+	val = binary.AppendUvarint(val, uint64(len(docs)))
+	val = append(append(val, docs...), pos...)
+	w.val = val
+	return val, true, nil
 }
 
 // mergeEntries applies sorted changes to a block's sorted entries, appending the
