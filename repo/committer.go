@@ -21,7 +21,9 @@ type request struct {
 	// working tree is not rewritten.
 	external bool
 	// fn, when set, runs alone with the committer's lock held (gc).
-	fn    func() error
+	fn func() error
+	// blobs are the new blobs, deflated in the writer's goroutine.
+	blobs []packObj
 	reply chan reply
 }
 
@@ -59,17 +61,16 @@ func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 		}
 		return st.res, err
 	}
-	// Write the new blobs here, in the writer's goroutine, so that concurrent writers
-	// compress and create them in parallel; the committer then finds them in place.
-	// A blob of a write that fails later is unreachable and pruned by git gc.
+	// Deflate the new blobs here, in the writer's goroutine, so that concurrent
+	// writers compress in parallel; the committer packs them with the batch. A blob of
+	// a write that fails later is unreachable and pruned by git gc.
+	r := &request{tx: &tx}
 	for _, c := range tx.Changes {
 		if (c.Kind == Put || c.Kind == Move) && c.Content != nil && len(c.Content) <= v.opts.MaxNoteBytes {
-			if _, err := v.objs.write("blob", c.Content); err != nil {
-				return nil, err
-			}
+			r.blobs = append(r.blobs, v.objs.deflate("blob", c.Content))
 		}
 	}
-	return v.submit(ctx, &request{tx: &tx})
+	return v.submit(ctx, r)
 }
 
 func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
@@ -118,6 +119,7 @@ func (v *Vault) run() {
 					v.process([]*request{r})
 				default:
 					v.refreshIndex()
+					v.settlePacks()
 					return
 				}
 			}
@@ -155,6 +157,7 @@ func (v *Vault) process(batch []*request) {
 		if r.fn != nil {
 			v.commitGroup(group)
 			group = nil
+			v.settlePacks()
 			r.reply <- reply{err: r.fn()}
 			continue
 		}
@@ -185,6 +188,7 @@ func (v *Vault) commitGroup(group []*request) {
 			r.reply <- reply{err: err}
 			continue
 		}
+		objects.add(r.blobs...)
 		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
 		if err != nil {
 			r.reply <- reply{err: err}
@@ -213,11 +217,11 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
-	if err := syncObjects(v.objs.dir); err != nil {
-		fail(err)
-		return
+	err := syncObjects(v.objs.dir)
+	if err == nil {
+		err = casRef(v.gitDir, v.branch, base.commit, cur.commit)
 	}
-	if err := casRef(v.gitDir, v.branch, base.commit, cur.commit); err != nil {
+	if err != nil {
 		if errors.Is(err, errBranchMoved) {
 			// Someone else (the git CLI, another process) moved the branch: start
 			// again from where it is now; every staged write is a retryable conflict.
@@ -229,6 +233,8 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
+	// Packs merged away before this batch are now backed by a durable merged pack.
+	v.objs.packs.dropMerged()
 	// Publish the snapshot and bring the working tree to it under wtMu, so that a
 	// working-tree scan (Changes) never pairs the new HEAD with the old files and
 	// takes an acknowledged write for a person's edit to revert.
@@ -252,6 +258,33 @@ func (v *Vault) commitGroup(group []*request) {
 	for _, st := range done {
 		st.req.reply <- reply{res: st.res}
 	}
+	v.mergePacks(false)
+}
+
+// mergePacks rolls small packs into one once they pile up (see packSet.mergePlan);
+// force merges every undeltified pack geometrically. The merged-away packs are
+// deleted after the next sync, so only while a write (or Close, or gc) is in
+// progress: a reader that lists the packs between writes finds them all.
+func (v *Vault) mergePacks(force bool) {
+	plan := v.objs.packs.mergePlan(force)
+	if plan == nil {
+		return
+	}
+	if err := v.objs.packs.merge(plan); err != nil {
+		v.log.Error("merge packs", "err", err)
+	}
+}
+
+// settlePacks makes merged packs durable and deletes the packs they replace.
+func (v *Vault) settlePacks() {
+	if !v.objs.packs.hasRetired() {
+		return
+	}
+	if err := syncObjects(v.objs.dir); err != nil {
+		v.log.Error("sync packs", "err", err)
+		return
+	}
+	v.objs.packs.dropMerged()
 }
 
 // stage checks a transaction against snapshot base and, unless it is a dry run
