@@ -217,9 +217,16 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
-	err := syncObjects(v.objs.dir)
+	// Take the ref's lock and write its new value before the sync, so that one
+	// syncfs makes the pack, its index and the ref's new bytes durable; renaming the
+	// lock into place and fsyncing the folder then publishes the commit.
+	ru, err := lockRef(v.gitDir, v.branch, base.commit, cur.commit)
 	if err == nil {
-		err = casRef(v.gitDir, v.branch, base.commit, cur.commit)
+		if err = syncObjects(v.objs.dir); err != nil {
+			ru.abort()
+		} else {
+			err = ru.commit()
+		}
 	}
 	if err != nil {
 		if errors.Is(err, errBranchMoved) {
