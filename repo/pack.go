@@ -70,15 +70,19 @@ func (s *objectStore) deflate(typ string, data []byte) packObj {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
 	buf.Write(appendEntryHeader(nil, packType(typ), len(data)))
-	zw, _ := s.zw.Get().(*zlib.Writer)
-	if zw == nil {
-		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	} else {
+	var zw *zlib.Writer
+	select {
+	case zw = <-s.zw:
 		zw.Reset(&buf)
+	default:
+		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
 	}
 	zw.Write(data)
 	zw.Close()
-	s.zw.Put(zw)
+	select {
+	case s.zw <- zw:
+	default:
+	}
 	return packObj{id: objectID(typ, data), raw: buf.Bytes()}
 }
 
