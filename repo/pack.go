@@ -407,17 +407,6 @@ func (ps *packSet) read(id hash) (typ string, data []byte, found bool, err error
 	return "", nil, false, nil
 }
 
-func (ps *packSet) has(id hash) bool {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	for _, p := range ps.packs {
-		if p.find(id) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // write stores objects as a new pack (pack, then index, each via a temporary file
 // and a rename) and adds it to the set. Nothing is fsynced: the caller syncs.
 func (ps *packSet) write(objs []packObj) (*packFile, error) {
@@ -461,12 +450,6 @@ func (ps *packSet) write(objs []packObj) (*packFile, error) {
 	ps.packs = append([]*packFile{p}, ps.packs...)
 	ps.gen++
 	return p, nil
-}
-
-func (ps *packSet) count() int {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	return len(ps.packs)
 }
 
 func (ps *packSet) close() {

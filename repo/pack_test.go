@@ -227,7 +227,24 @@ func TestPack_GitRepackedObjectsReadable(t *testing.T) {
 			t.Fatalf("read version %d: %v", i, err)
 		}
 	}
-	write(t, v2, put("big.md", body+"after gc\n", v2.Revision("big.md")))
+	// Enough writes that small packs are merged, git's deltified pack among the
+	// candidates (it is left alone).
+	for i := range 20 {
+		write(t, v2, put("big.md", fmt.Sprintf("%safter gc %d\n", body, i), v2.Revision("big.md")))
+	}
+	for i, c := range commits {
+		b, err := v2.Read(ctx, "big.md", string(c))
+		if err != nil || string(b.Content) != fmt.Sprintf("%sversion %d\n", body, i) {
+			t.Fatalf("read version %d after merges: %v", i, err)
+		}
+	}
+	deltas := false
+	for _, idx := range packsIn(t, dir) {
+		deltas = deltas || strings.Contains(gitCmd(t, dir, "verify-pack", "-v", idx), "chain length")
+	}
+	if !deltas {
+		t.Fatal("git's deltified pack was rewritten")
+	}
 	gitCmd(t, dir, "fsck", "--strict", "--no-progress")
 	if _, err := os.Stat(filepath.Join(dir, ".git", "objects", "pack")); err != nil {
 		t.Fatal(err)
