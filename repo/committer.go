@@ -204,8 +204,8 @@ func (v *Vault) commitGroup(group []*request) {
 	}
 	// Encode git's index for after the batch while the objects sync.
 	v.prepareIndex(done)
-	encoded := make(chan []byte, 1)
-	go func() { encoded <- v.idx.encode() }()
+	encoded := make(chan *encodedIndex, 1)
+	go func() { encoded <- v.idx.encodeIndex() }()
 	fail := func(err error) {
 		<-encoded
 		v.reloadIndex()
@@ -249,9 +249,9 @@ func (v *Vault) commitGroup(group []*request) {
 	v.snap.Store(cur)
 	v.writeWorktree(done)
 	v.wtMu.Unlock()
-	b := <-encoded
+	enc := <-encoded
 	v.idxMu.Lock()
-	if err := v.idx.writeBytes(b); err != nil {
+	if err := v.idx.writeEncoded(enc); err != nil {
 		v.log.Error("write git index", "err", err)
 	}
 	v.idxMu.Unlock()

@@ -26,6 +26,7 @@ type idxEntry struct {
 	dev, ino       uint32
 	uid, gid       uint32
 	size           uint32
+	stage          uint8 // only while decoding: Norn keeps stage 0
 }
 
 // gitIndex is Norn's copy of git's index file: entries sorted by name (byte order).
@@ -38,6 +39,22 @@ type gitIndex struct {
 	// drop receives superseded index files to unlink off the write path (see
 	// writeBytes); nil means unlink at once.
 	drop chan<- string
+	// split: write git's split index (see splitindex.go) against shared; dirty
+	// holds the names whose entries may differ from shared's.
+	split  bool
+	shared *sharedIndex
+	dirty  map[string]struct{}
+}
+
+// touch records that name's entry may differ from the shared index's.
+func (x *gitIndex) touch(name string) {
+	if !x.split {
+		return
+	}
+	if x.dirty == nil {
+		x.dirty = map[string]struct{}{}
+	}
+	x.dirty[name] = struct{}{}
 }
 
 func (x *gitIndex) find(name string) (int, bool) {
@@ -46,6 +63,7 @@ func (x *gitIndex) find(name string) (int, bool) {
 }
 
 func (x *gitIndex) set(e idxEntry) {
+	x.touch(e.name)
 	i, ok := x.find(e.name)
 	if ok {
 		x.entries[i] = e
@@ -58,14 +76,15 @@ func (x *gitIndex) set(e idxEntry) {
 
 func (x *gitIndex) remove(name string) {
 	if i, ok := x.find(name); ok {
+		x.touch(name)
 		x.entries = append(x.entries[:i], x.entries[i+1:]...)
 	}
 }
 
-// loadGitIndex reads .git/index with go-git's decoder (any version, any
-// extension); a missing file gives an empty index.
+// loadGitIndex reads .git/index: versions 2 and 3 itself (split or not), others
+// with go-git's decoder; a missing file gives an empty index.
 func loadGitIndex(gitDir string) (*gitIndex, error) {
-	x := &gitIndex{path: filepath.Join(gitDir, "index")}
+	x := &gitIndex{path: filepath.Join(gitDir, "index"), split: splitIndexEnabled(gitDir)}
 	b, err := os.ReadFile(x.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x, nil
@@ -73,21 +92,36 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
-	var idx index.Index
-	if err := index.NewDecoder(bytes.NewReader(b)).Decode(&idx); err != nil {
-		// A damaged index is derived state: start again from HEAD.
-		return x, nil
-	}
-	for _, e := range idx.Entries {
-		if e.Stage != 0 {
-			continue
+	entries, link, err := decodeIndex(b)
+	if err == nil && link != nil {
+		var shared *sharedIndex
+		var dirty map[string]struct{}
+		entries, shared, dirty, err = loadSplit(gitDir, entries, link)
+		if err == nil && x.split {
+			x.shared, x.dirty = shared, dirty
+			x.shared.touched = time.Now().Add(-2 * time.Hour) // check it at the first write
 		}
-		x.entries = append(x.entries, idxEntry{
-			name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
-			ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
-			mtimeS: uint32(e.ModifiedAt.Unix()), mtimeN: uint32(e.ModifiedAt.Nanosecond()),
-			dev: e.Dev, ino: e.Inode, uid: e.UID, gid: e.GID, size: e.Size,
-		})
+	}
+	if err != nil {
+		entries = nil
+		var idx index.Index
+		if err := index.NewDecoder(bytes.NewReader(b)).Decode(&idx); err != nil {
+			// A damaged index is derived state: start again from HEAD.
+			return x, nil
+		}
+		for _, e := range idx.Entries {
+			entries = append(entries, idxEntry{
+				name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
+				ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
+				mtimeS: uint32(e.ModifiedAt.Unix()), mtimeN: uint32(e.ModifiedAt.Nanosecond()),
+				dev: e.Dev, ino: e.Inode, uid: e.UID, gid: e.GID, size: e.Size, stage: uint8(e.Stage),
+			})
+		}
+	}
+	for _, e := range entries {
+		if e.stage == 0 {
+			x.entries = append(x.entries, e)
+		}
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].name < x.entries[j].name })
 	if fi, err := os.Stat(x.path); err == nil {
@@ -127,23 +161,36 @@ func (x *gitIndex) encode() []byte {
 	buf = binary.BigEndian.AppendUint32(buf, 2)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(x.entries)))
 	for i := range x.entries {
-		e := &x.entries[i]
-		for _, v := range [...]uint32{e.ctimeS, e.ctimeN, e.mtimeS, e.mtimeN, e.dev, e.ino, e.mode, e.uid, e.gid, e.size} {
-			buf = binary.BigEndian.AppendUint32(buf, v)
-		}
-		buf = append(buf, e.id[:]...)
-		buf = binary.BigEndian.AppendUint16(buf, uint16(min(len(e.name), 0xfff)))
-		buf = append(buf, e.name...)
-		for range 8 - (62+len(e.name))%8 {
-			buf = append(buf, 0)
-		}
+		buf = appendEntry(buf, &x.entries[i], x.entries[i].name)
 	}
 	sum := sha1.Sum(buf)
 	return append(buf, sum[:]...)
 }
 
 // write encodes the index and puts it in place.
-func (x *gitIndex) write() error { return x.writeBytes(x.encode()) }
+func (x *gitIndex) write() error { return x.writeEncoded(x.encodeIndex()) }
+
+// writeEncoded writes an encoded index: first the new shared index that goes with
+// it, if any, then .git/index itself.
+func (x *gitIndex) writeEncoded(enc *encodedIndex) error {
+	gitDir := filepath.Dir(x.path)
+	if enc.shared != nil {
+		if err := writeShared(gitDir, enc.next, enc.shared); err != nil {
+			return fmt.Errorf("write git index: %w", err)
+		}
+	}
+	if err := x.writeBytes(enc.main); err != nil {
+		return err
+	}
+	switch {
+	case enc.next != nil:
+		x.shared, x.dirty = enc.next, nil
+		removeOldShared(gitDir, enc.next.id)
+	case x.shared != nil && !x.split:
+		x.shared, x.dirty = nil, nil
+	}
+	return nil
+}
 
 // writeBytes writes an encoded index into index.lock and renames it into place, as
 // git does. A lock held by someone else (git status refreshing the index) is waited

@@ -53,6 +53,7 @@ func (v *Vault) fillPendingStat() {
 		}
 		if i, ok := v.idx.find(p); ok {
 			statEntry(&v.idx.entries[i], fi)
+			v.idx.touch(p)
 		}
 		delete(v.pendingStat, p)
 	}
@@ -149,6 +150,11 @@ func (v *Vault) recover(ctx context.Context) error {
 	defer v.idxMu.Unlock()
 	v.removeTempFiles()
 	removeStaleOld(v.gitDir)
+	var keep hash
+	if v.idx.shared != nil {
+		keep = v.idx.shared.id
+	}
+	removeOldShared(v.gitDir, keep)
 	head := map[string]*node{}
 	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
 	changed := false
