@@ -97,9 +97,10 @@ func (s *objectStore) loosePath(id hash) string {
 	return filepath.Join(s.dir, x[:2], x[2:])
 }
 
-// objectBatch collects the objects of one group commit: ids are computed at once, a
-// few goroutines deflate the bodies, and wait writes them all as one pack (a pack
-// and its index: two files a batch instead of a loose file per object).
+// objectBatch collects the objects of one group commit: ids are computed at once,
+// trees and commits are stored uncompressed (see storedEntry), a few goroutines
+// deflate the blobs, and wait writes them all as one pack (a pack and its index: two
+// files a batch instead of a loose file per object).
 type objectBatch struct {
 	s    *objectStore
 	sem  chan struct{}
@@ -121,6 +122,13 @@ func (b *objectBatch) write(typ string, data []byte) hash {
 		return id
 	}
 	b.queued[id] = true
+	if typ != "blob" {
+		o := packObj{id: id, raw: storedEntry(typ, data)}
+		b.mu.Lock()
+		b.objs = append(b.objs, o)
+		b.mu.Unlock()
+		return id
+	}
 	b.sem <- struct{}{}
 	b.wg.Add(1)
 	go func() {
