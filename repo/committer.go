@@ -100,6 +100,7 @@ func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
 // with one sync, moves the branch once, and then acknowledges each.
 func (v *Vault) run() {
 	defer close(v.done)
+	last := 0 // requests in the previous batch
 	for {
 		var first *request
 		var idle <-chan time.Time
@@ -124,18 +125,50 @@ func (v *Vault) run() {
 				}
 			}
 		}
-		batch := []*request{first}
-	drain:
-		for len(batch) < v.opts.MaxBatch {
-			select {
-			case r := <-v.reqs:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
+		batch := v.gather(first, last)
+		last = len(batch)
 		v.process(batch)
 	}
+}
+
+// gatherWait bounds how long the committer holds a batch open for writers that
+// were in the previous one (see gather).
+const gatherWait = 500 * time.Microsecond
+
+// gather takes first and every request queued behind it. When fewer than last (the
+// size of the previous batch) are there, it waits up to gatherWait for the rest:
+// writers acknowledged together resubmit a few microseconds apart, and without the
+// wait the first of them would go alone, then the others, and the batches would
+// alternate between one write and the rest (measured with 8 writers: 47 batches of
+// 1 and 42 of 7 for 400 writes). A sequential writer (last = 1) never waits.
+func (v *Vault) gather(first *request, last int) []*request {
+	batch := []*request{first}
+	var timeout <-chan time.Time
+	for len(batch) < v.opts.MaxBatch {
+		select {
+		case r := <-v.reqs:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		if len(batch) >= last {
+			return batch
+		}
+		if timeout == nil {
+			t := time.NewTimer(gatherWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case r := <-v.reqs:
+			batch = append(batch, r)
+		case <-timeout:
+			return batch
+		case <-v.closing:
+			return batch
+		}
+	}
+	return batch
 }
 
 // reloadIndex drops the in-memory index changes of a batch that did not land.
