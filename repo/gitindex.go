@@ -36,25 +36,31 @@ type gitIndex struct {
 	entries []idxEntry
 	// written is when the file was last written, for git's racy-clean rule.
 	written time.Time
+	// size is the file's size, to tell whether replacing it is worth keeping off
+	// the write path (see writeBytes).
+	size int64
 	// drop receives superseded index files to unlink off the write path (see
 	// writeBytes); nil means unlink at once.
 	drop chan<- string
-	// split: write git's split index (see splitindex.go) against shared; dirty
-	// holds the names whose entries may differ from shared's.
+	// split: write git's split index (see splitindex.go) against shared. diff holds
+	// how entries differ from shared's as of the last encode (added: the names of
+	// those not in shared, sorted), stale the names touched since.
 	split  bool
 	shared *sharedIndex
-	dirty  map[string]struct{}
+	diff   map[string]*splitEnt
+	added  []string
+	stale  map[string]struct{}
 }
 
-// touch records that name's entry may differ from the shared index's.
+// touch records that name's entry may have changed since the last encode.
 func (x *gitIndex) touch(name string) {
 	if !x.split {
 		return
 	}
-	if x.dirty == nil {
-		x.dirty = map[string]struct{}{}
+	if x.stale == nil {
+		x.stale = map[string]struct{}{}
 	}
-	x.dirty[name] = struct{}{}
+	x.stale[name] = struct{}{}
 }
 
 func (x *gitIndex) find(name string) (int, bool) {
@@ -95,10 +101,10 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 	entries, link, err := decodeIndex(b)
 	if err == nil && link != nil {
 		var shared *sharedIndex
-		var dirty map[string]struct{}
-		entries, shared, dirty, err = loadSplit(gitDir, entries, link)
+		var differ map[string]struct{}
+		entries, shared, differ, err = loadSplit(gitDir, entries, link)
 		if err == nil && x.split {
-			x.shared, x.dirty = shared, dirty
+			x.shared, x.stale = shared, differ
 			x.shared.touched = time.Now().Add(-2 * time.Hour) // check it at the first write
 		}
 	}
@@ -125,7 +131,7 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].name < x.entries[j].name })
 	if fi, err := os.Stat(x.path); err == nil {
-		x.written = fi.ModTime()
+		x.written, x.size = fi.ModTime(), fi.Size()
 	}
 	return x, nil
 }
@@ -184,13 +190,18 @@ func (x *gitIndex) writeEncoded(enc *encodedIndex) error {
 	}
 	switch {
 	case enc.next != nil:
-		x.shared, x.dirty = enc.next, nil
+		x.shared, x.diff, x.added = enc.next, nil, nil
+		clear(x.stale)
 		removeOldShared(gitDir, enc.next.id)
 	case x.shared != nil && !x.split:
-		x.shared, x.dirty = nil, nil
+		x.shared, x.diff, x.added, x.stale = nil, nil, nil, nil
 	}
 	return nil
 }
+
+// dropMin is the size of an index file from which writeBytes frees it off the write
+// path.
+const dropMin = 256 << 10
 
 // writeBytes writes an encoded index into index.lock and renames it into place, as
 // git does. A lock held by someone else (git status refreshing the index) is waited
@@ -221,14 +232,16 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	// Keep the old index alive under another name so the rename does not free its
-	// blocks on the write path (that costs ~1 ms for a 10,000-note index);
-	// dropOld unlinks it later, off the write path.
+	// Keep a big old index alive under another name so the rename does not free its
+	// blocks on the write path (that costs ~1 ms for a plain 10,000-note index); the
+	// unlinker removes it later. A split index is a few KB: the link would cost more.
 	var old string
 	if err == nil {
-		old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
-		if x.drop == nil || os.Link(x.path, old) != nil {
-			old = ""
+		if x.drop != nil && x.size >= dropMin {
+			old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
+			if os.Link(x.path, old) != nil {
+				old = ""
+			}
 		}
 		err = os.Rename(lock, x.path)
 	}
@@ -243,7 +256,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 		os.Remove(lock)
 		return fmt.Errorf("write git index: %w", err)
 	}
-	x.written = time.Now()
+	x.written, x.size = time.Now(), int64(len(b))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,48 +87,88 @@ func appendEntry(buf []byte, e *idxEntry, name string) []byte {
 	return buf
 }
 
-// encodeSplit encodes the index against its shared index: the entries replaced and
-// the entries added, and a link extension naming the shared index with the delete
-// and replace bitmaps.
-func (x *gitIndex) encodeSplit(sh *sharedIndex, dirty map[string]struct{}) []byte {
-	names := make([]string, 0, len(dirty))
-	for n := range dirty {
-		names = append(names, n)
+// splitEnt is how one name's entry differs from the shared index's, as of the last
+// encode: pos is its position in the shared index (-1: not there), raw its encoded
+// entry (the name left out when it replaces a shared one), nil when it was removed.
+type splitEnt struct {
+	pos int32
+	raw []byte
+}
+
+// refreshDiff brings diff up to date for the names touched since the last encode,
+// so that an encode costs a binary search or two per changed name, not per name
+// that differs from the shared index (up to 1/splitShare of them).
+func (x *gitIndex) refreshDiff(sh *sharedIndex) {
+	if x.diff == nil {
+		x.diff = map[string]*splitEnt{}
 	}
-	sort.Strings(names)
-	var del, rep []uint32
-	var replaced []*idxEntry
-	var added []*idxEntry
-	repAt := map[uint32]*idxEntry{}
-	for _, n := range names {
-		si, inShared := sh.find(n)
-		ci, inCur := x.find(n)
-		switch {
-		case inShared && !inCur:
-			del = append(del, uint32(si))
-		case inShared && inCur:
-			if x.entries[ci] != sh.entries[si] {
-				rep = append(rep, uint32(si))
-				repAt[uint32(si)] = &x.entries[ci]
+	for name := range x.stale {
+		d := x.diff[name]
+		if d == nil {
+			d = &splitEnt{pos: -1}
+			if si, ok := sh.find(name); ok {
+				d.pos = int32(si)
 			}
-		case inCur:
-			added = append(added, &x.entries[ci])
+		}
+		ci, inCur := x.find(name)
+		switch {
+		case !inCur && d.pos < 0:
+			x.dropDiff(name)
+		case !inCur:
+			d.raw = nil
+			x.diff[name] = d
+		case d.pos >= 0 && x.entries[ci] == sh.entries[d.pos]:
+			x.dropDiff(name) // back to the shared entry
+		case d.pos >= 0:
+			d.raw = appendEntry(d.raw[:0], &x.entries[ci], "")
+			x.diff[name] = d
+		default:
+			d.raw = appendEntry(d.raw[:0], &x.entries[ci], name)
+			if i, found := slices.BinarySearch(x.added, name); !found {
+				x.added = slices.Insert(x.added, i, name)
+			}
+			x.diff[name] = d
 		}
 	}
-	sort.Slice(del, func(i, j int) bool { return del[i] < del[j] })
-	sort.Slice(rep, func(i, j int) bool { return rep[i] < rep[j] })
-	for _, p := range rep {
-		replaced = append(replaced, repAt[p])
+	clear(x.stale)
+}
+
+// dropDiff forgets name's difference from the shared index.
+func (x *gitIndex) dropDiff(name string) {
+	if d := x.diff[name]; d != nil && d.pos < 0 {
+		if i, found := slices.BinarySearch(x.added, name); found {
+			x.added = slices.Delete(x.added, i, i+1)
+		}
 	}
-	buf := make([]byte, 0, 12+(len(replaced)+len(added))*96+64)
+	delete(x.diff, name)
+}
+
+// encodeSplit encodes diff against shared index sh: the entries replaced (in the
+// shared index's order) and the entries added (added: their names, sorted), and a
+// link extension naming sh with the delete and replace bitmaps.
+func encodeSplit(sh *sharedIndex, diff map[string]*splitEnt, added []string) []byte {
+	var del, rep []uint32
+	size := 12 + 64
+	for _, d := range diff {
+		switch {
+		case d.raw == nil:
+			del = append(del, uint32(d.pos))
+		case d.pos >= 0:
+			rep = append(rep, uint32(d.pos))
+		}
+		size += len(d.raw)
+	}
+	slices.Sort(del)
+	slices.Sort(rep)
+	buf := make([]byte, 0, size+len(del)*8+len(rep)*8)
 	buf = append(buf, "DIRC"...)
 	buf = binary.BigEndian.AppendUint32(buf, 2)
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(replaced)+len(added)))
-	for _, e := range replaced {
-		buf = appendEntry(buf, e, "")
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(rep)+len(added)))
+	for _, p := range rep {
+		buf = append(buf, diff[sh.entries[p].name].raw...)
 	}
-	for _, e := range added {
-		buf = appendEntry(buf, e, e.name)
+	for _, name := range added {
+		buf = append(buf, diff[name].raw...)
 	}
 	var ext []byte
 	ext = append(ext, sh.id[:]...)
@@ -146,13 +187,16 @@ func (x *gitIndex) encodeIndex() *encodedIndex {
 	if !x.split || len(x.entries) < splitMin {
 		return &encodedIndex{main: x.encode()}
 	}
-	if sh := x.shared; sh != nil && len(x.dirty) <= len(sh.entries)/splitShare && x.keepShared() {
-		return &encodedIndex{main: x.encodeSplit(sh, x.dirty)}
+	if sh := x.shared; sh != nil {
+		x.refreshDiff(sh)
+		if len(x.diff) <= len(sh.entries)/splitShare && x.keepShared() {
+			return &encodedIndex{main: encodeSplit(sh, x.diff, x.added)}
+		}
 	}
 	full := x.encode()
 	next := &sharedIndex{entries: append([]idxEntry(nil), x.entries...)}
 	copy(next.id[:], full[len(full)-20:])
-	return &encodedIndex{main: x.encodeSplit(next, nil), shared: full, next: next}
+	return &encodedIndex{main: encodeSplit(next, nil, nil), shared: full, next: next}
 }
 
 // writeShared puts a new shared index in place, durably: .git/index will name it,
@@ -326,7 +370,7 @@ func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *share
 	}
 	merged := append([]idxEntry(nil), base...)
 	gone := make([]bool, len(base))
-	dirty := map[string]struct{}{}
+	differ := map[string]struct{}{}
 	if len(rep) > len(split) {
 		return nil, nil, nil, fmt.Errorf("link extension: %d replacements, %d entries", len(rep), len(split))
 	}
@@ -337,14 +381,14 @@ func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *share
 		e := split[i]
 		e.name = base[p].name
 		merged[p] = e
-		dirty[e.name] = struct{}{}
+		differ[e.name] = struct{}{}
 	}
 	for _, p := range del {
 		if int(p) >= len(base) {
 			return nil, nil, nil, fmt.Errorf("link extension: bad deletion %d", p)
 		}
 		gone[p] = true
-		dirty[base[p].name] = struct{}{}
+		differ[base[p].name] = struct{}{}
 	}
 	out := merged[:0]
 	for i := range merged {
@@ -357,9 +401,9 @@ func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *share
 			return nil, nil, nil, fmt.Errorf("link extension: an added entry has no name")
 		}
 		out = append(out, e)
-		dirty[e.name] = struct{}{}
+		differ[e.name] = struct{}{}
 	}
-	return out, &sharedIndex{id: id, entries: base}, dirty, nil
+	return out, &sharedIndex{id: id, entries: base}, differ, nil
 }
 
 // EWAH bitmaps as git stores them (ewah/ewah_io.c): the bit count, the number of

@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -34,6 +36,50 @@ func TestEWAH_RoundTrip(t *testing.T) {
 		got, n, err := readEWAH(b)
 		if err != nil || n != len(b) || !slices.Equal(got, want) {
 			t.Fatalf("round trip of %v: %v (%d of %d bytes, %v)", want, got, n, len(b), err)
+		}
+	}
+}
+
+// TestGitIndex_SplitDiffIncremental: the split index encoded from the difference
+// kept up to date write by write equals the one encoded from scratch (every name
+// compared with the shared index), over random puts, stat refreshes and removals.
+func TestGitIndex_SplitDiffIncremental(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	name := func(i int) string { return fmt.Sprintf("f%02d/n%04d.md", i%13, i) }
+	x := &gitIndex{split: true}
+	for i := range 1200 {
+		x.set(idxEntry{name: name(i), mode: 0o100644, size: uint32(i)})
+	}
+	sh := &sharedIndex{entries: append([]idxEntry(nil), x.entries...)}
+	sh.id[0] = 1
+	x.shared, x.stale = sh, nil
+	for step := range 2000 {
+		switch i := rng.IntN(1500); rng.IntN(4) {
+		case 0:
+			x.remove(name(i))
+		case 1:
+			if j, ok := x.find(name(i)); ok {
+				x.entries[j].mtimeS = uint32(step)
+				x.touch(name(i))
+			}
+		default:
+			x.set(idxEntry{name: name(i), mode: 0o100644, size: uint32(rng.IntN(3))})
+		}
+		if rng.IntN(5) != 0 {
+			continue
+		}
+		x.refreshDiff(sh)
+		got := encodeSplit(sh, x.diff, x.added)
+		fresh := &gitIndex{split: true, entries: x.entries, stale: map[string]struct{}{}}
+		for _, e := range x.entries {
+			fresh.stale[e.name] = struct{}{}
+		}
+		for _, e := range sh.entries {
+			fresh.stale[e.name] = struct{}{}
+		}
+		fresh.refreshDiff(sh)
+		if want := encodeSplit(sh, fresh.diff, fresh.added); !bytes.Equal(got, want) {
+			t.Fatalf("step %d: incremental split index (%d bytes) differs from scratch (%d bytes)", step, len(got), len(want))
 		}
 	}
 }
