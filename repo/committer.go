@@ -180,6 +180,7 @@ func (v *Vault) reloadIndex() {
 		v.log.Error("reload git index", "err", err)
 		return
 	}
+	idx.drop = v.unlinks
 	v.idx = idx
 	clear(v.pendingStat)
 }
