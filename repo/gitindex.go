@@ -50,6 +50,8 @@ type gitIndex struct {
 	diff   map[string]*splitEnt
 	added  []string
 	stale  map[string]struct{}
+	// splitBuf is the last split index encoded, reused for the next.
+	splitBuf []byte
 }
 
 // touch records that name's entry may have changed since the last encode.

@@ -145,8 +145,8 @@ func (x *gitIndex) dropDiff(name string) {
 
 // encodeSplit encodes diff against shared index sh: the entries replaced (in the
 // shared index's order) and the entries added (added: their names, sorted), and a
-// link extension naming sh with the delete and replace bitmaps.
-func encodeSplit(sh *sharedIndex, diff map[string]*splitEnt, added []string) []byte {
+// link extension naming sh with the delete and replace bitmaps. It appends to buf.
+func encodeSplit(buf []byte, sh *sharedIndex, diff map[string]*splitEnt, added []string) []byte {
 	var del, rep []uint32
 	size := 12 + 64
 	for _, d := range diff {
@@ -160,7 +160,7 @@ func encodeSplit(sh *sharedIndex, diff map[string]*splitEnt, added []string) []b
 	}
 	slices.Sort(del)
 	slices.Sort(rep)
-	buf := make([]byte, 0, size+len(del)*8+len(rep)*8)
+	buf = slices.Grow(buf[:0], size+len(del)*8+len(rep)*8)
 	buf = append(buf, "DIRC"...)
 	buf = binary.BigEndian.AppendUint32(buf, 2)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(rep)+len(added)))
@@ -190,13 +190,16 @@ func (x *gitIndex) encodeIndex() *encodedIndex {
 	if sh := x.shared; sh != nil {
 		x.refreshDiff(sh)
 		if len(x.diff) <= len(sh.entries)/splitShare && x.keepShared() {
-			return &encodedIndex{main: encodeSplit(sh, x.diff, x.added)}
+			// The previous encoding has been written (the committer waits for it):
+			// reuse its buffer.
+			x.splitBuf = encodeSplit(x.splitBuf, sh, x.diff, x.added)
+			return &encodedIndex{main: x.splitBuf}
 		}
 	}
 	full := x.encode()
 	next := &sharedIndex{entries: append([]idxEntry(nil), x.entries...)}
 	copy(next.id[:], full[len(full)-20:])
-	return &encodedIndex{main: encodeSplit(next, nil, nil), shared: full, next: next}
+	return &encodedIndex{main: encodeSplit(nil, next, nil, nil), shared: full, next: next}
 }
 
 // writeShared puts a new shared index in place, durably: .git/index will name it,

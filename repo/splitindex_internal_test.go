@@ -69,7 +69,7 @@ func TestGitIndex_SplitDiffIncremental(t *testing.T) {
 			continue
 		}
 		x.refreshDiff(sh)
-		got := encodeSplit(sh, x.diff, x.added)
+		got := encodeSplit(nil, sh, x.diff, x.added)
 		fresh := &gitIndex{split: true, entries: x.entries, stale: map[string]struct{}{}}
 		for _, e := range x.entries {
 			fresh.stale[e.name] = struct{}{}
@@ -78,7 +78,7 @@ func TestGitIndex_SplitDiffIncremental(t *testing.T) {
 			fresh.stale[e.name] = struct{}{}
 		}
 		fresh.refreshDiff(sh)
-		if want := encodeSplit(sh, fresh.diff, fresh.added); !bytes.Equal(got, want) {
+		if want := encodeSplit(nil, sh, fresh.diff, fresh.added); !bytes.Equal(got, want) {
 			t.Fatalf("step %d: incremental split index (%d bytes) differs from scratch (%d bytes)", step, len(got), len(want))
 		}
 	}
