@@ -213,7 +213,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	var f *os.File
 	var err error
 	for try := 0; ; try++ {
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break
 		}

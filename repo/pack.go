@@ -448,7 +448,7 @@ func (ps *packSet) write(objs []packObj) (*packFile, error) {
 		data []byte
 	}{{".pack", pack}, {".idx", idx}} {
 		tmp := filepath.Join(ps.dir, tmpPackPrefix+strings.TrimPrefix(f.ext, ".")+"_"+randHex(6))
-		if err := os.WriteFile(tmp, f.data, 0o444); err != nil {
+		if err := writeNew(tmp, f.data, 0o444); err != nil {
 			os.Remove(tmp)
 			return nil, fmt.Errorf("write pack: %w", err)
 		}
@@ -461,7 +461,7 @@ func (ps *packSet) write(objs []packObj) (*packFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write pack: %w", err)
 	}
-	f, err := os.Open(filepath.Join(ps.dir, name+".pack"))
+	f, err := openRead(filepath.Join(ps.dir, name+".pack"))
 	if err != nil {
 		return nil, fmt.Errorf("write pack: %w", err)
 	}

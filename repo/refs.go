@@ -35,7 +35,7 @@ func readSymbolicHead(gitDir string) (string, error) {
 // readRef returns the commit a ref points at, or the zero hash when it does not
 // exist (an unborn branch). Loose refs win over packed-refs, as in git.
 func readRef(gitDir, ref string) (hash, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+	b, err := readSmall(filepath.Join(gitDir, filepath.FromSlash(ref)))
 	if err == nil {
 		s := strings.TrimSpace(string(b))
 		id, ok := parseHash(s)
@@ -91,7 +91,7 @@ func lockRef(gitDir, ref string, old, new hash) (*refUpdate, error) {
 	var f *os.File
 	var err error
 	for try := 0; ; try++ {
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break
 		}
@@ -153,7 +153,7 @@ func (u *refUpdate) commit() error {
 }
 
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := openRead(dir)
 	if err != nil {
 		return fmt.Errorf("fsync %s: %w", dir, err)
 	}
