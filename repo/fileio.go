@@ -12,6 +12,15 @@ import (
 // with the network poller (which refuses regular files and folders), and a write
 // opens nine files in .git. (strace: 6 system calls an open, 2 this way.)
 
+// replaceFile renames from to to, replacing it. (os.Rename first stats to, to
+// refuse replacing a folder, which never happens here.)
+func replaceFile(from, to string) error {
+	if err := unix.Rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
 // createFile creates file name, which must not exist, for writing.
 func createFile(name string, perm uint32) (*os.File, error) {
 	fd, err := unix.Open(name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, perm)

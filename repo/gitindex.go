@@ -245,7 +245,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 				old = ""
 			}
 		}
-		err = os.Rename(lock, x.path)
+		err = replaceFile(lock, x.path)
 	}
 	if old != "" {
 		select {

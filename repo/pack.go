@@ -351,6 +351,8 @@ type packSet struct {
 	gen uint64
 	// retired are packs merged into a newer one, deleted once that one is durable.
 	retired []*packFile
+	// made: the folder exists (write creates it once).
+	made bool
 }
 
 func (ps *packSet) open(name string) (*packFile, error) {
@@ -440,8 +442,11 @@ func (ps *packSet) read(id hash) (typ string, data []byte, found bool, err error
 func (ps *packSet) write(objs []packObj) (*packFile, error) {
 	pack, idx, sum := encodePack(objs)
 	name := "pack-" + sum.String()
-	if err := os.MkdirAll(ps.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("write pack: %w", err)
+	if !ps.made {
+		if err := os.MkdirAll(ps.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("write pack: %w", err)
+		}
+		ps.made = true
 	}
 	for _, f := range []struct {
 		ext  string
@@ -452,7 +457,7 @@ func (ps *packSet) write(objs []packObj) (*packFile, error) {
 			os.Remove(tmp)
 			return nil, fmt.Errorf("write pack: %w", err)
 		}
-		if err := os.Rename(tmp, filepath.Join(ps.dir, name+f.ext)); err != nil {
+		if err := replaceFile(tmp, filepath.Join(ps.dir, name+f.ext)); err != nil {
 			os.Remove(tmp)
 			return nil, fmt.Errorf("write pack: %w", err)
 		}

@@ -84,9 +84,6 @@ type refUpdate struct {
 // commit, or abort.
 func lockRef(gitDir, ref string, old, new hash) (*refUpdate, error) {
 	path := filepath.Join(gitDir, filepath.FromSlash(ref))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("update %s: %w", ref, err)
-	}
 	lock := path + ".lock"
 	var f *os.File
 	var err error
@@ -94,6 +91,13 @@ func lockRef(gitDir, ref string, old, new hash) (*refUpdate, error) {
 		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break
+		}
+		if errors.Is(err, fs.ErrNotExist) && try == 0 {
+			// A first commit on a branch in a folder git has not made (refs/heads/a/b).
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, fmt.Errorf("update %s: %w", ref, err)
+			}
+			continue
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("update %s: lock: %w", ref, err)
@@ -145,7 +149,7 @@ func (u *refUpdate) abort() {
 // commit renames the lock into place and fsyncs the folder: once it returns, the
 // ref's new value is durable, provided the lock's bytes were.
 func (u *refUpdate) commit() error {
-	if err := os.Rename(u.lock, u.path); err != nil {
+	if err := replaceFile(u.lock, u.path); err != nil {
 		u.abort()
 		return fmt.Errorf("update %s: %w", u.ref, err)
 	}
