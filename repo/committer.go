@@ -62,8 +62,8 @@ func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 		return st.res, err
 	}
 	// Deflate the new blobs here, in the writer's goroutine, so that concurrent
-	// writers compress in parallel; the committer packs them with the batch. A blob of
-	// a write that fails later is unreachable and pruned by git gc.
+	// writers compress in parallel; the committer packs them with the batch if the
+	// transaction passes.
 	r := &request{tx: &tx}
 	for _, c := range tx.Changes {
 		if (c.Kind == Put || c.Kind == Move) && c.Content != nil && len(c.Content) <= v.opts.MaxNoteBytes {
@@ -222,7 +222,7 @@ func (v *Vault) commitGroup(group []*request) {
 			r.reply <- reply{err: err}
 			continue
 		}
-		objects.add(r.blobs...)
+		objects.offer(r.blobs)
 		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
 		if err != nil {
 			r.reply <- reply{err: err}
@@ -233,7 +233,8 @@ func (v *Vault) commitGroup(group []*request) {
 		cur = st.snap
 	}
 	if len(done) == 0 {
-		objects.wait() // only blobs already written can be queued here; nothing refers to them
+		// A transaction queues its objects only once it passes: nothing to write.
+		objects.wait()
 		return
 	}
 	// Encode git's index for after the batch while the objects sync.

@@ -109,10 +109,21 @@ type objectBatch struct {
 	objs []packObj
 	// queued holds the ids queued so far (only the committer queues).
 	queued map[hash]bool
+	// deflated holds blobs the writers deflated beforehand (see offer).
+	deflated map[hash]packObj
 }
 
 func (s *objectStore) batch() *objectBatch {
-	return &objectBatch{s: s, sem: make(chan struct{}, 4), queued: map[hash]bool{}}
+	return &objectBatch{s: s, sem: make(chan struct{}, 4), queued: map[hash]bool{}, deflated: map[hash]packObj{}}
+}
+
+// offer makes blobs deflated beforehand (by the writer's goroutine) available to
+// write, which then queues them instead of deflating them again. A blob no staged
+// transaction writes stays out of the pack, so a write that fails leaves nothing.
+func (b *objectBatch) offer(objs []packObj) {
+	for _, o := range objs {
+		b.deflated[o.id] = o
+	}
 }
 
 // write queues an object and returns its id. data must not change afterwards.
@@ -122,8 +133,11 @@ func (b *objectBatch) write(typ string, data []byte) hash {
 		return id
 	}
 	b.queued[id] = true
+	o, ready := b.deflated[id]
 	if typ != "blob" {
-		o := packObj{id: id, raw: storedEntry(typ, data)}
+		o, ready = packObj{id: id, raw: storedEntry(typ, data)}, true
+	}
+	if ready {
 		b.mu.Lock()
 		b.objs = append(b.objs, o)
 		b.mu.Unlock()
@@ -140,18 +154,6 @@ func (b *objectBatch) write(typ string, data []byte) hash {
 		b.mu.Unlock()
 	}()
 	return id
-}
-
-// add queues objects deflated beforehand (by the writer's goroutine).
-func (b *objectBatch) add(objs ...packObj) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, o := range objs {
-		if !b.queued[o.id] {
-			b.queued[o.id] = true
-			b.objs = append(b.objs, o)
-		}
-	}
 }
 
 // wait writes every queued object as one pack (not fsynced: the committer syncs the

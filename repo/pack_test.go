@@ -2,6 +2,7 @@ package repo_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -74,6 +75,28 @@ func TestPack_WritesArePacks(t *testing.T) {
 	b, err := v.Read(ctx, "notes/n0.md", string(commits[2]))
 	if err != nil || string(b.Content) != "# note\nversion 2\n" {
 		t.Fatalf("read at %s: %v %q", commits[2], err, b)
+	}
+}
+
+// TestPack_FailedWriteWritesNothing: a conflicting write and a rejected one leave
+// no pack and no loose object behind, though the writer deflated their blobs.
+func TestPack_FailedWriteWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{Gate: func(ctx context.Context, p *repo.Proposal) error {
+		if p.Changes[0].Path == "rejected.md" {
+			return errors.New("no")
+		}
+		return nil
+	}})
+	write(t, v, put("a.md", "# A\n", ""))
+	before := strings.Join(packs(t, v), ",")
+	for _, c := range []repo.Change{put("a.md", "# blind overwrite\n", ""), put("rejected.md", "# R\n", "")} {
+		if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpWrite, Changes: []repo.Change{c}}); err == nil {
+			t.Fatalf("%s: accepted", c.Path)
+		}
+	}
+	if after := strings.Join(packs(t, v), ","); after != before || v.LooseObjects() != 0 {
+		t.Fatalf("packs %s after failed writes, %s before; %d loose objects", after, before, v.LooseObjects())
 	}
 }
 
