@@ -21,7 +21,9 @@ type request struct {
 	// working tree is not rewritten.
 	external bool
 	// fn, when set, runs alone with the committer's lock held (gc).
-	fn    func() error
+	fn func() error
+	// blobs are the new blobs, deflated in the writer's goroutine.
+	blobs []packObj
 	reply chan reply
 }
 
@@ -59,17 +61,16 @@ func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 		}
 		return st.res, err
 	}
-	// Write the new blobs here, in the writer's goroutine, so that concurrent writers
-	// compress and create them in parallel; the committer then finds them in place.
-	// A blob of a write that fails later is unreachable and pruned by git gc.
+	// Deflate the new blobs here, in the writer's goroutine, so that concurrent
+	// writers compress in parallel; the committer packs them with the batch if the
+	// transaction passes.
+	r := &request{tx: &tx}
 	for _, c := range tx.Changes {
 		if (c.Kind == Put || c.Kind == Move) && c.Content != nil && len(c.Content) <= v.opts.MaxNoteBytes {
-			if _, err := v.objs.write("blob", c.Content); err != nil {
-				return nil, err
-			}
+			r.blobs = append(r.blobs, v.objs.deflate("blob", c.Content))
 		}
 	}
-	return v.submit(ctx, &request{tx: &tx})
+	return v.submit(ctx, r)
 }
 
 func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
@@ -99,6 +100,7 @@ func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
 // with one sync, moves the branch once, and then acknowledges each.
 func (v *Vault) run() {
 	defer close(v.done)
+	last := 0 // requests in the previous batch
 	for {
 		var first *request
 		var idle <-chan time.Time
@@ -118,22 +120,55 @@ func (v *Vault) run() {
 					v.process([]*request{r})
 				default:
 					v.refreshIndex()
+					v.settlePacks()
 					return
 				}
 			}
 		}
-		batch := []*request{first}
-	drain:
-		for len(batch) < v.opts.MaxBatch {
-			select {
-			case r := <-v.reqs:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
+		batch := v.gather(first, last)
+		last = len(batch)
 		v.process(batch)
 	}
+}
+
+// gatherWait bounds how long the committer holds a batch open for writers that
+// were in the previous one (see gather).
+const gatherWait = 500 * time.Microsecond
+
+// gather takes first and every request queued behind it. When fewer than last (the
+// size of the previous batch) are there, it waits up to gatherWait for the rest:
+// writers acknowledged together resubmit a few microseconds apart, and without the
+// wait the first of them would go alone, then the others, and the batches would
+// alternate between one write and the rest (measured with 8 writers: 47 batches of
+// 1 and 42 of 7 for 400 writes). A sequential writer (last = 1) never waits.
+func (v *Vault) gather(first *request, last int) []*request {
+	batch := []*request{first}
+	var timeout <-chan time.Time
+	for len(batch) < v.opts.MaxBatch {
+		select {
+		case r := <-v.reqs:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		if len(batch) >= last {
+			return batch
+		}
+		if timeout == nil {
+			t := time.NewTimer(gatherWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case r := <-v.reqs:
+			batch = append(batch, r)
+		case <-timeout:
+			return batch
+		case <-v.closing:
+			return batch
+		}
+	}
+	return batch
 }
 
 // reloadIndex drops the in-memory index changes of a batch that did not land.
@@ -145,6 +180,7 @@ func (v *Vault) reloadIndex() {
 		v.log.Error("reload git index", "err", err)
 		return
 	}
+	idx.drop = v.unlinks
 	v.idx = idx
 	clear(v.pendingStat)
 }
@@ -155,6 +191,7 @@ func (v *Vault) process(batch []*request) {
 		if r.fn != nil {
 			v.commitGroup(group)
 			group = nil
+			v.settlePacks()
 			r.reply <- reply{err: r.fn()}
 			continue
 		}
@@ -185,6 +222,7 @@ func (v *Vault) commitGroup(group []*request) {
 			r.reply <- reply{err: err}
 			continue
 		}
+		objects.offer(r.blobs)
 		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
 		if err != nil {
 			r.reply <- reply{err: err}
@@ -195,13 +233,14 @@ func (v *Vault) commitGroup(group []*request) {
 		cur = st.snap
 	}
 	if len(done) == 0 {
-		objects.wait() // only blobs already written can be queued here; nothing refers to them
+		// A transaction queues its objects only once it passes: nothing to write.
+		objects.wait()
 		return
 	}
 	// Encode git's index for after the batch while the objects sync.
 	v.prepareIndex(done)
-	encoded := make(chan []byte, 1)
-	go func() { encoded <- v.idx.encode() }()
+	encoded := make(chan *encodedIndex, 1)
+	go func() { encoded <- v.idx.encodeIndex() }()
 	fail := func(err error) {
 		<-encoded
 		v.reloadIndex()
@@ -213,11 +252,18 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
-	if err := syncObjects(v.objs.dir); err != nil {
-		fail(err)
-		return
+	// Take the ref's lock and write its new value before the sync, so that one
+	// syncfs makes the pack, its index and the ref's new bytes durable; renaming the
+	// lock into place and fsyncing the folder then publishes the commit.
+	ru, err := lockRef(v.gitDir, v.branch, base.commit, cur.commit)
+	if err == nil {
+		if err = syncObjects(v.objs.dir); err != nil {
+			ru.abort()
+		} else {
+			err = ru.commit()
+		}
 	}
-	if err := casRef(v.gitDir, v.branch, base.commit, cur.commit); err != nil {
+	if err != nil {
 		if errors.Is(err, errBranchMoved) {
 			// Someone else (the git CLI, another process) moved the branch: start
 			// again from where it is now; every staged write is a retryable conflict.
@@ -229,6 +275,8 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
+	// Packs merged away before this batch are now backed by a durable merged pack.
+	v.objs.packs.dropMerged()
 	// Publish the snapshot and bring the working tree to it under wtMu, so that a
 	// working-tree scan (Changes) never pairs the new HEAD with the old files and
 	// takes an acknowledged write for a person's edit to revert.
@@ -236,9 +284,9 @@ func (v *Vault) commitGroup(group []*request) {
 	v.snap.Store(cur)
 	v.writeWorktree(done)
 	v.wtMu.Unlock()
-	b := <-encoded
+	enc := <-encoded
 	v.idxMu.Lock()
-	if err := v.idx.writeBytes(b); err != nil {
+	if err := v.idx.writeEncoded(enc); err != nil {
 		v.log.Error("write git index", "err", err)
 	}
 	v.idxMu.Unlock()
@@ -252,6 +300,33 @@ func (v *Vault) commitGroup(group []*request) {
 	for _, st := range done {
 		st.req.reply <- reply{res: st.res}
 	}
+	v.mergePacks(false)
+}
+
+// mergePacks rolls small packs into one once they pile up (see packSet.mergePlan);
+// force merges every undeltified pack geometrically. The merged-away packs are
+// deleted after the next sync, so only while a write (or Close, or gc) is in
+// progress: a reader that lists the packs between writes finds them all.
+func (v *Vault) mergePacks(force bool) {
+	plan := v.objs.packs.mergePlan(force)
+	if plan == nil {
+		return
+	}
+	if err := v.objs.packs.merge(plan); err != nil {
+		v.log.Error("merge packs", "err", err)
+	}
+}
+
+// settlePacks makes merged packs durable and deletes the packs they replace.
+func (v *Vault) settlePacks() {
+	if !v.objs.packs.hasRetired() {
+		return
+	}
+	if err := syncObjects(v.objs.dir); err != nil {
+		v.log.Error("sync packs", "err", err)
+		return
+	}
+	v.objs.packs.dropMerged()
 }
 
 // stage checks a transaction against snapshot base and, unless it is a dry run

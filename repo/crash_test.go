@@ -75,8 +75,30 @@ func TestVault_CrashSafety(t *testing.T) {
 	v := newVault(t, repo.Options{})
 	dir := v.Dir()
 	v.Close()
-	rng := rand.New(rand.NewPCG(42, 1))
-	const trials = 50
+	crashTrials(t, dir, 50, 42, 80*time.Millisecond)
+}
+
+// TestVault_CrashSafetySplitIndex is the crash test on a vault of 1,200 notes, whose
+// git index is split: kills land while a split index or a new shared index is
+// being written, and git must read whatever is left.
+func TestVault_CrashSafetySplitIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped in -short mode")
+	}
+	v := bigVault(t, 1200)
+	dir := v.Dir()
+	v.Close()
+	before := sharedIndexNames(t, dir)
+	crashTrials(t, dir, 50, 43, 250*time.Millisecond)
+	if after := sharedIndexNames(t, dir); after == before {
+		t.Fatal("no new shared index was written: the test never crashed around one")
+	}
+}
+
+// crashTrials runs the writer and kills it trials times, each after at least
+// minDelay (opening a big vault takes a while) and up to 400 ms more.
+func crashTrials(t *testing.T, dir string, trials int, seed uint64, minDelay time.Duration) {
+	rng := rand.New(rand.NewPCG(seed, 1))
 	totalAcks := 0
 	for trial := range trials {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -97,7 +119,7 @@ func TestVault_CrashSafety(t *testing.T) {
 				acks = append(acks, sc.Text())
 			}
 		}()
-		time.Sleep(time.Duration(80+rng.IntN(400)) * time.Millisecond)
+		time.Sleep(minDelay + time.Duration(rng.IntN(400))*time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 		cmd.Wait()
@@ -168,4 +190,14 @@ func checkNoTornFiles(t *testing.T, dir string) {
 	if strings.Contains(string(out), "missing") {
 		t.Fatalf("a working-tree file holds bytes no blob has (torn write):\n%s", out)
 	}
+}
+
+// sharedIndexNames lists the shared index files of the repository at dir.
+func sharedIndexNames(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(m, ",")
 }

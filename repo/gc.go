@@ -37,7 +37,8 @@ func (v *Vault) LooseObjects() int {
 
 // GC packs loose objects so they do not grow without bound. It runs in the
 // committer, so no write is in flight while it packs. It uses the git CLI when
-// installed (git repack -d, then git prune-packed), go-git's repacker otherwise.
+// installed (git repack -d --geometric=2, which also rolls up Norn's small packs,
+// then git prune-packed), go-git's repacker otherwise.
 // Every revision reads back the same afterwards.
 func (v *Vault) GC(ctx context.Context) (*GCResult, error) {
 	res := &GCResult{}
@@ -45,7 +46,7 @@ func (v *Vault) GC(ctx context.Context) (*GCResult, error) {
 		res.LooseBefore = v.LooseObjects()
 		if gitBin, err := exec.LookPath("git"); err == nil {
 			res.Tool = "git"
-			for _, args := range [][]string{{"repack", "-d", "-q"}, {"prune-packed", "-q"}} {
+			for _, args := range [][]string{{"repack", "-d", "-q", "--geometric=2"}, {"prune-packed", "-q"}} {
 				cmd := exec.CommandContext(ctx, gitBin, append([]string{"-C", v.dir}, args...)...)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					return fmt.Errorf("git %s: %w: %s", args[0], err, out)
@@ -53,8 +54,8 @@ func (v *Vault) GC(ctx context.Context) (*GCResult, error) {
 			}
 		} else {
 			res.Tool = "go-git"
-			v.objs.mu.Lock()
-			r, err := git.Open(v.objs.git, nil)
+			g := v.objs.lockGit()
+			r, err := git.Open(g, nil)
 			if err == nil {
 				err = r.RepackObjects(&git.RepackConfig{})
 			}

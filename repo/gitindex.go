@@ -26,6 +26,7 @@ type idxEntry struct {
 	dev, ino       uint32
 	uid, gid       uint32
 	size           uint32
+	stage          uint8 // only while decoding: Norn keeps stage 0
 }
 
 // gitIndex is Norn's copy of git's index file: entries sorted by name (byte order).
@@ -35,9 +36,33 @@ type gitIndex struct {
 	entries []idxEntry
 	// written is when the file was last written, for git's racy-clean rule.
 	written time.Time
+	// size is the file's size, to tell whether replacing it is worth keeping off
+	// the write path (see writeBytes).
+	size int64
 	// drop receives superseded index files to unlink off the write path (see
 	// writeBytes); nil means unlink at once.
 	drop chan<- string
+	// split: write git's split index (see splitindex.go) against shared. diff holds
+	// how entries differ from shared's as of the last encode (added: the names of
+	// those not in shared, sorted), stale the names touched since.
+	split  bool
+	shared *sharedIndex
+	diff   map[string]*splitEnt
+	added  []string
+	stale  map[string]struct{}
+	// splitBuf is the last split index encoded, reused for the next.
+	splitBuf []byte
+}
+
+// touch records that name's entry may have changed since the last encode.
+func (x *gitIndex) touch(name string) {
+	if !x.split {
+		return
+	}
+	if x.stale == nil {
+		x.stale = map[string]struct{}{}
+	}
+	x.stale[name] = struct{}{}
 }
 
 func (x *gitIndex) find(name string) (int, bool) {
@@ -46,6 +71,7 @@ func (x *gitIndex) find(name string) (int, bool) {
 }
 
 func (x *gitIndex) set(e idxEntry) {
+	x.touch(e.name)
 	i, ok := x.find(e.name)
 	if ok {
 		x.entries[i] = e
@@ -58,14 +84,15 @@ func (x *gitIndex) set(e idxEntry) {
 
 func (x *gitIndex) remove(name string) {
 	if i, ok := x.find(name); ok {
+		x.touch(name)
 		x.entries = append(x.entries[:i], x.entries[i+1:]...)
 	}
 }
 
-// loadGitIndex reads .git/index with go-git's decoder (any version, any
-// extension); a missing file gives an empty index.
+// loadGitIndex reads .git/index: versions 2 and 3 itself (split or not), others
+// with go-git's decoder; a missing file gives an empty index.
 func loadGitIndex(gitDir string) (*gitIndex, error) {
-	x := &gitIndex{path: filepath.Join(gitDir, "index")}
+	x := &gitIndex{path: filepath.Join(gitDir, "index"), split: splitIndexEnabled(gitDir)}
 	b, err := os.ReadFile(x.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x, nil
@@ -73,25 +100,40 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
-	var idx index.Index
-	if err := index.NewDecoder(bytes.NewReader(b)).Decode(&idx); err != nil {
-		// A damaged index is derived state: start again from HEAD.
-		return x, nil
-	}
-	for _, e := range idx.Entries {
-		if e.Stage != 0 {
-			continue
+	entries, link, err := decodeIndex(b)
+	if err == nil && link != nil {
+		var shared *sharedIndex
+		var differ map[string]struct{}
+		entries, shared, differ, err = loadSplit(gitDir, entries, link)
+		if err == nil && x.split {
+			x.shared, x.stale = shared, differ
+			x.shared.touched = time.Now().Add(-2 * time.Hour) // check it at the first write
 		}
-		x.entries = append(x.entries, idxEntry{
-			name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
-			ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
-			mtimeS: uint32(e.ModifiedAt.Unix()), mtimeN: uint32(e.ModifiedAt.Nanosecond()),
-			dev: e.Dev, ino: e.Inode, uid: e.UID, gid: e.GID, size: e.Size,
-		})
+	}
+	if err != nil {
+		entries = nil
+		var idx index.Index
+		if err := index.NewDecoder(bytes.NewReader(b)).Decode(&idx); err != nil {
+			// A damaged index is derived state: start again from HEAD.
+			return x, nil
+		}
+		for _, e := range idx.Entries {
+			entries = append(entries, idxEntry{
+				name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
+				ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
+				mtimeS: uint32(e.ModifiedAt.Unix()), mtimeN: uint32(e.ModifiedAt.Nanosecond()),
+				dev: e.Dev, ino: e.Inode, uid: e.UID, gid: e.GID, size: e.Size, stage: uint8(e.Stage),
+			})
+		}
+	}
+	for _, e := range entries {
+		if e.stage == 0 {
+			x.entries = append(x.entries, e)
+		}
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].name < x.entries[j].name })
 	if fi, err := os.Stat(x.path); err == nil {
-		x.written = fi.ModTime()
+		x.written, x.size = fi.ModTime(), fi.Size()
 	}
 	return x, nil
 }
@@ -127,23 +169,41 @@ func (x *gitIndex) encode() []byte {
 	buf = binary.BigEndian.AppendUint32(buf, 2)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(x.entries)))
 	for i := range x.entries {
-		e := &x.entries[i]
-		for _, v := range [...]uint32{e.ctimeS, e.ctimeN, e.mtimeS, e.mtimeN, e.dev, e.ino, e.mode, e.uid, e.gid, e.size} {
-			buf = binary.BigEndian.AppendUint32(buf, v)
-		}
-		buf = append(buf, e.id[:]...)
-		buf = binary.BigEndian.AppendUint16(buf, uint16(min(len(e.name), 0xfff)))
-		buf = append(buf, e.name...)
-		for range 8 - (62+len(e.name))%8 {
-			buf = append(buf, 0)
-		}
+		buf = appendEntry(buf, &x.entries[i], x.entries[i].name)
 	}
 	sum := sha1.Sum(buf)
 	return append(buf, sum[:]...)
 }
 
 // write encodes the index and puts it in place.
-func (x *gitIndex) write() error { return x.writeBytes(x.encode()) }
+func (x *gitIndex) write() error { return x.writeEncoded(x.encodeIndex()) }
+
+// writeEncoded writes an encoded index: first the new shared index that goes with
+// it, if any, then .git/index itself.
+func (x *gitIndex) writeEncoded(enc *encodedIndex) error {
+	gitDir := filepath.Dir(x.path)
+	if enc.shared != nil {
+		if err := writeShared(gitDir, enc.next, enc.shared); err != nil {
+			return fmt.Errorf("write git index: %w", err)
+		}
+	}
+	if err := x.writeBytes(enc.main); err != nil {
+		return err
+	}
+	switch {
+	case enc.next != nil:
+		x.shared, x.diff, x.added = enc.next, nil, nil
+		clear(x.stale)
+		removeOldShared(gitDir, enc.next.id)
+	case x.shared != nil && !x.split:
+		x.shared, x.diff, x.added, x.stale = nil, nil, nil, nil
+	}
+	return nil
+}
+
+// dropMin is the size of an index file from which writeBytes frees it off the write
+// path.
+const dropMin = 256 << 10
 
 // writeBytes writes an encoded index into index.lock and renames it into place, as
 // git does. A lock held by someone else (git status refreshing the index) is waited
@@ -153,7 +213,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	var f *os.File
 	var err error
 	for try := 0; ; try++ {
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break
 		}
@@ -174,16 +234,18 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	// Keep the old index alive under another name so the rename does not free its
-	// blocks on the write path (that costs ~1 ms for a 10,000-note index);
-	// dropOld unlinks it later, off the write path.
+	// Keep a big old index alive under another name so the rename does not free its
+	// blocks on the write path (that costs ~1 ms for a plain 10,000-note index); the
+	// unlinker removes it later. A split index is a few KB: the link would cost more.
 	var old string
 	if err == nil {
-		old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
-		if x.drop == nil || os.Link(x.path, old) != nil {
-			old = ""
+		if x.drop != nil && x.size >= dropMin {
+			old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
+			if os.Link(x.path, old) != nil {
+				old = ""
+			}
 		}
-		err = os.Rename(lock, x.path)
+		err = replaceFile(lock, x.path)
 	}
 	if old != "" {
 		select {
@@ -196,7 +258,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 		os.Remove(lock)
 		return fmt.Errorf("write git index: %w", err)
 	}
-	x.written = time.Now()
+	x.written, x.size = time.Now(), int64(len(b))
 	return nil
 }
 

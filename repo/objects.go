@@ -21,37 +21,57 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// objectStore reads and writes git objects. Loose objects are read and written
-// directly (so readers need no lock and writers control compression and fsync);
-// packed objects are read directly too (packSet), from any number of goroutines.
-// What packSet cannot read (a pack index of another version, alternates) is read
-// through go-git, which is not safe for concurrent use and so sits behind a mutex.
+// objectStore reads and writes git objects. Norn writes each group commit's objects
+// as one pack of undeltified objects (packwrite.go). Packed objects are read
+// directly (packSet, pack.go) and so are loose ones, from any number of goroutines
+// without a lock. What packSet cannot read (alternates) is read through go-git,
+// which is not safe for concurrent use and so sits behind a mutex.
 type objectStore struct {
 	dir   string // .git/objects
 	packs *packSet
 
 	mu  sync.Mutex
 	git *filesystem.Storage
+	// gitGen is the pack set generation go-git's pack list was last refreshed at.
+	gitGen uint64
 
-	zw sync.Pool // *zlib.Writer
+	// zw keeps idle zlib writers. (Not a sync.Pool: every GC empties one, and a new
+	// writer costs ~1 MB of zeroed memory, which made deflating a 3 KB tree cost
+	// more than a millisecond.)
+	zw chan *zlib.Writer
 	zr sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
 }
 
 func newObjectStore(gitDir string) *objectStore {
-	s := &objectStore{dir: filepath.Join(gitDir, "objects")}
+	s := &objectStore{dir: filepath.Join(gitDir, "objects"), zw: make(chan *zlib.Writer, 8)}
 	s.packs = newPackSet(s.dir)
+	s.packs.removeStaleTemp()
 	s.packs.refresh()
 	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
 	return s
 }
 
-// reload makes the store see packs written since it was opened (after gc).
+// reload makes both readers see packs written or removed by another process (gc).
 func (s *objectStore) reload(gitDir string) {
 	s.packs.refresh()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_ = s.git.Close()
 	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
+}
+
+// lockGit locks go-git's storage and makes it see the packs Norn wrote since; the
+// caller unlocks s.mu.
+func (s *objectStore) lockGit() *filesystem.Storage {
+	s.mu.Lock()
+	s.packs.mu.RLock()
+	gen := s.packs.gen
+	s.packs.mu.RUnlock()
+	if gen != s.gitGen {
+		s.git.Reindex()
+		s.gitGen = gen
+	}
+	return s.git
 }
 
 func (s *objectStore) close() error {
@@ -78,95 +98,88 @@ func (s *objectStore) loosePath(id hash) string {
 	return filepath.Join(s.dir, x[:2], x[2:])
 }
 
-// write stores an object as a loose object unless a loose copy already exists, and
-// returns its id. (A loose duplicate of a packed object is harmless; gc drops it.) The file is renamed into place but not fsynced: the committer syncs every
-// object of a batch at once before it moves the branch.
-func (s *objectStore) write(typ string, data []byte) (hash, error) {
-	id := objectID(typ, data)
-	return id, s.writeID(id, typ, data)
-}
-
-// writeID stores an object whose id the caller computed.
-func (s *objectStore) writeID(id hash, typ string, data []byte) error {
-	final := s.loosePath(id)
-	if _, err := os.Lstat(final); err == nil {
-		return nil
-	}
-	dir := filepath.Dir(final)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write object: %w", err)
-	}
-	var buf bytes.Buffer
-	zw, _ := s.zw.Get().(*zlib.Writer)
-	if zw == nil {
-		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	} else {
-		zw.Reset(&buf)
-	}
-	fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("write object: %w", err)
-	}
-	s.zw.Put(zw)
-	tmp := filepath.Join(dir, "tmp_obj_"+randHex(6))
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o444); err != nil {
-		return fmt.Errorf("write object: %w", err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write object: %w", err)
-	}
-	return nil
-}
-
-// objectBatch writes the objects of one group commit in the background: ids are
-// computed at once, a few goroutines create the files (file creation is most of a
-// write's cost), and wait returns once every file is in place.
+// objectBatch collects the objects of one group commit: ids are computed at once,
+// trees and commits are stored uncompressed (see storedEntry), a few goroutines
+// deflate the blobs, and wait writes them all as one pack (a pack and its index: two
+// files a batch instead of a loose file per object).
 type objectBatch struct {
-	s   *objectStore
-	sem chan struct{}
-	wg  sync.WaitGroup
-	mu  sync.Mutex
-	err error
+	s    *objectStore
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	objs []packObj
+	// queued holds the ids queued so far (only the committer queues).
+	queued map[hash]bool
+	// deflated holds blobs the writers deflated beforehand (see offer).
+	deflated map[hash]packObj
 }
 
 func (s *objectStore) batch() *objectBatch {
-	return &objectBatch{s: s, sem: make(chan struct{}, 4)}
+	return &objectBatch{s: s, sem: make(chan struct{}, 4), queued: map[hash]bool{}, deflated: map[hash]packObj{}}
+}
+
+// offer makes blobs deflated beforehand (by the writer's goroutine) available to
+// write, which then queues them instead of deflating them again. A blob no staged
+// transaction writes stays out of the pack, so a write that fails leaves nothing.
+func (b *objectBatch) offer(objs []packObj) {
+	for _, o := range objs {
+		b.deflated[o.id] = o
+	}
 }
 
 // write queues an object and returns its id. data must not change afterwards.
 func (b *objectBatch) write(typ string, data []byte) hash {
 	id := objectID(typ, data)
+	if b.queued[id] {
+		return id
+	}
+	b.queued[id] = true
+	o, ready := b.deflated[id]
+	if typ != "blob" {
+		o, ready = packObj{id: id, raw: storedEntry(typ, data)}, true
+	}
+	if ready {
+		b.mu.Lock()
+		b.objs = append(b.objs, o)
+		b.mu.Unlock()
+		return id
+	}
 	b.sem <- struct{}{}
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
 		defer func() { <-b.sem }()
-		if err := b.s.writeID(id, typ, data); err != nil {
-			b.mu.Lock()
-			if b.err == nil {
-				b.err = err
-			}
-			b.mu.Unlock()
-		}
+		o := b.s.deflate(typ, data)
+		b.mu.Lock()
+		b.objs = append(b.objs, o)
+		b.mu.Unlock()
 	}()
 	return id
 }
 
-// wait returns when every queued object is written, with the first error.
+// wait writes every queued object as one pack (not fsynced: the committer syncs the
+// batch) and returns once it is in place and readable.
 func (b *objectBatch) wait() error {
 	b.wg.Wait()
-	return b.err
+	if len(b.objs) == 0 {
+		return nil
+	}
+	_, err := b.s.packs.write(b.objs)
+	return err
 }
 
-// read returns an object's type and body: a loose object, else a packed one.
+// read returns an object's type and body: from the packs, a loose file, or go-git
+// (alternates). Packs come first: Norn writes nothing loose.
 func (s *objectStore) read(id hash) (string, []byte, error) {
-	typ, data, err := s.readLoose(id)
+	typ, data, found, err := s.packs.read(id, s.readLoose)
+	if found || err != nil {
+		return typ, data, err
+	}
+	typ, data, err = s.readLoose(id)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return typ, data, err
 	}
-	typ, data, found, err := s.packs.read(id, s.readLoose)
+	typ, data, found, err = s.packs.read(id, s.readLoose)
 	if !found && err == nil {
 		// Not in the packs known so far: a pack may have appeared since (a gc that
 		// packed the loose object just missed, a fetch).
@@ -176,9 +189,14 @@ func (s *objectStore) read(id hash) (string, []byte, error) {
 	if found || err != nil {
 		return typ, data, err
 	}
-	s.mu.Lock()
+	return s.readGit(id)
+}
+
+// readGit reads an object through go-git (alternates).
+func (s *objectStore) readGit(id hash) (string, []byte, error) {
+	g := s.lockGit()
 	defer s.mu.Unlock()
-	obj, err := s.git.EncodedObject(plumbing.AnyObject, plumbing.Hash(id))
+	obj, err := g.EncodedObject(plumbing.AnyObject, plumbing.Hash(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return "", nil, notFoundf("object %s", id)
@@ -190,7 +208,7 @@ func (s *objectStore) read(id hash) (string, []byte, error) {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
 	defer r.Close()
-	data, err = io.ReadAll(r)
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}

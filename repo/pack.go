@@ -18,18 +18,29 @@ import (
 // packSet reads objects straight from the repository's packfiles, from any number
 // of goroutines at once: each pack's index (version 1 or 2) is held in memory and
 // its data file is read with ReadAt. Objects it does not find (alternates) are
-// left to go-git.
+// left to go-git. The committer adds the packs it writes (packwrite.go) with add
+// and takes merged ones out with merge and dropMerged, so it never needs a refresh
+// to see its own objects.
 //
 // A read holds mu for reading; refresh, which opens packs that appeared (gc, a
-// fetch) and closes those that are gone, holds it for writing.
+// fetch) and closes those that are gone, holds it for writing, and so do add,
+// merge and dropMerged.
 type packSet struct {
 	dir string // .git/objects/pack
 
 	mu     sync.RWMutex
-	names  []string // the packs found by the last refresh, read or not, sorted
-	packs  []*pack
+	names  []string // the packs on disk as last seen, read or not, sorted
+	packs  []*pack  // newest first
 	closed bool
 	bases  baseCache
+	// gen counts changes to packs, so that go-git's pack list is refreshed before
+	// it is used (objectStore.lockGit).
+	gen uint64
+	// retired are packs merged into a newer one: still on disk (and in names), no
+	// longer read, deleted by dropMerged once their replacement is durable.
+	retired []*pack
+	// made: the folder exists (write creates it once).
+	made bool
 
 	bufs sync.Pool // *bufio.Reader
 	zrs  sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
@@ -45,6 +56,9 @@ type pack struct {
 	ids    []byte // count sorted 20-byte ids
 	offs   []byte // count big-endian uint32 offsets (MSB set: index into large)
 	large  []byte // big-endian uint64 offsets
+	// mixed says whether the pack holds deltas (git wrote it), which Norn never
+	// merges: 0 unknown, 1 undeltified only, 2 has deltas.
+	mixed int8
 }
 
 // Pack object types (gitformat-pack).
@@ -71,7 +85,8 @@ func newPackSet(objectsDir string) *packSet {
 
 // refresh opens the packs that appeared since the last call and closes those
 // that are gone. A pack whose index it cannot read is skipped (go-git reads it),
-// and tried again at the next refresh that finds the set of packs changed.
+// and tried again at the next refresh that finds the set of packs changed. A
+// retired pack is never opened again.
 func (ps *packSet) refresh() {
 	entries, _ := os.ReadDir(ps.dir)
 	var names []string
@@ -93,7 +108,7 @@ func (ps *packSet) refresh() {
 		return
 	}
 	ps.names = names
-	keep := ps.packs[:0:0]
+	var keep, added []*pack
 	for _, p := range ps.packs {
 		if slices.Contains(names, p.name) {
 			keep = append(keep, p)
@@ -101,16 +116,38 @@ func (ps *packSet) refresh() {
 			p.f.Close()
 		}
 	}
+	has := func(n string) func(*pack) bool { return func(p *pack) bool { return p.name == n } }
 	for _, n := range names {
-		if slices.ContainsFunc(keep, func(p *pack) bool { return p.name == n }) {
+		if slices.ContainsFunc(keep, has(n)) || slices.ContainsFunc(ps.retired, has(n)) {
 			continue
 		}
 		if p, err := openPack(ps.dir, n); err == nil {
-			keep = append(keep, p)
+			added = append(added, p)
 		}
 	}
-	ps.packs = keep
+	ps.packs = append(added, keep...)
+	ps.gen++
 	ps.bases.clear()
+}
+
+// add puts a pack the committer just wrote in front of the set (the newest objects
+// are the likeliest to be read), in place of a pack of the same name.
+func (ps *packSet) add(p *pack) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		p.f.Close()
+		return
+	}
+	if i := slices.IndexFunc(ps.packs, func(q *pack) bool { return q.name == p.name }); i >= 0 {
+		ps.packs[i].f.Close() // the same objects again: keep one handle
+		ps.packs = slices.Delete(ps.packs, i, i+1)
+	}
+	ps.packs = slices.Insert(ps.packs, 0, p)
+	if i, ok := slices.BinarySearch(ps.names, p.name); !ok {
+		ps.names = slices.Insert(ps.names, i, p.name)
+	}
+	ps.gen++
 }
 
 func (ps *packSet) close() {

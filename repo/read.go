@@ -175,9 +175,9 @@ func (v *Vault) ResolveCommit(at string) (hash, error) {
 	if strings.ContainsAny(at, " \t\n\x00") || at == "" || len(at) > 256 {
 		return zeroHash, invalidf("%q is not a commit", at)
 	}
-	v.objs.mu.Lock()
+	g := v.objs.lockGit()
 	defer v.objs.mu.Unlock()
-	r, err := git.Open(v.objs.git, nil)
+	r, err := git.Open(g, nil)
 	if err != nil {
 		return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
 	}

@@ -35,7 +35,7 @@ func readSymbolicHead(gitDir string) (string, error) {
 // readRef returns the commit a ref points at, or the zero hash when it does not
 // exist (an unborn branch). Loose refs win over packed-refs, as in git.
 func readRef(gitDir, ref string) (hash, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref)))
+	b, err := readSmall(filepath.Join(gitDir, filepath.FromSlash(ref)))
 	if err == nil {
 		s := strings.TrimSpace(string(b))
 		id, ok := parseHash(s)
@@ -70,71 +70,94 @@ func readRef(gitDir, ref string) (hash, error) {
 	return zeroHash, sc.Err()
 }
 
-// casRef moves ref from old to new using git's own lock protocol (ref.lock created
-// with O_EXCL), so it is safe against the git CLI and other processes. The new value
-// is fsynced and renamed into place, and the folder is fsynced, before it returns.
-// A ref no longer at old gives errBranchMoved and changes nothing.
-func casRef(gitDir, ref string, old, new hash) error {
+// refUpdate is a ref update in progress: the lock is held and holds the new value,
+// not yet fsynced.
+type refUpdate struct {
+	ref, path, lock string
+	f               *os.File
+}
+
+// lockRef starts moving ref from old to new using git's own lock protocol (ref.lock
+// created with O_EXCL), so it is safe against the git CLI and other processes. A ref
+// no longer at old gives errBranchMoved and changes nothing. The caller makes the
+// lock's bytes durable (fsync, or the syncfs of the batch's objects) and then calls
+// commit, or abort.
+func lockRef(gitDir, ref string, old, new hash) (*refUpdate, error) {
 	path := filepath.Join(gitDir, filepath.FromSlash(ref))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
-	}
 	lock := path + ".lock"
 	var f *os.File
 	var err error
 	for try := 0; ; try++ {
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break
 		}
+		if errors.Is(err, fs.ErrNotExist) && try == 0 {
+			// A first commit on a branch in a folder git has not made (refs/heads/a/b).
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, fmt.Errorf("update %s: %w", ref, err)
+			}
+			continue
+		}
 		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("update %s: lock: %w", ref, err)
+			return nil, fmt.Errorf("update %s: lock: %w", ref, err)
 		}
 		if try >= 200 {
 			// Held for over a second: a crashed writer left it. Take it over (the
 			// compare below still guards against a branch that moved).
 			if try > 200 || os.Remove(lock) != nil {
-				return fmt.Errorf("update %s: lock: %w", ref, err)
+				return nil, fmt.Errorf("update %s: lock: %w", ref, err)
 			}
 			continue
 		}
 		time.Sleep(5 * time.Millisecond) // another writer (the git CLI) holds it briefly
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			f.Close()
-			os.Remove(lock)
-		}
-	}()
+	u := &refUpdate{ref: ref, path: path, lock: lock, f: f}
 	cur, err := readRef(gitDir, ref)
 	if err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
+		u.abort()
+		return nil, fmt.Errorf("update %s: %w", ref, err)
 	}
 	if cur != old {
-		return fmt.Errorf("update %s: %w: at %s, expected %s", ref, errBranchMoved, cur, old)
+		u.abort()
+		return nil, fmt.Errorf("update %s: %w: at %s, expected %s", ref, errBranchMoved, cur, old)
 	}
 	var buf bytes.Buffer
 	buf.WriteString(new.String())
 	buf.WriteByte('\n')
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("update %s: fsync: %w", ref, err)
+		u.abort()
+		return nil, fmt.Errorf("update %s: %w", ref, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
+		u.f = nil
+		u.abort()
+		return nil, fmt.Errorf("update %s: %w", ref, err)
 	}
-	if err := os.Rename(lock, path); err != nil {
-		return fmt.Errorf("update %s: %w", ref, err)
+	u.f = nil
+	return u, nil
+}
+
+// abort releases the lock and leaves the ref as it was.
+func (u *refUpdate) abort() {
+	if u.f != nil {
+		u.f.Close()
 	}
-	committed = true
-	return syncDir(filepath.Dir(path))
+	os.Remove(u.lock)
+}
+
+// commit renames the lock into place and fsyncs the folder: once it returns, the
+// ref's new value is durable, provided the lock's bytes were.
+func (u *refUpdate) commit() error {
+	if err := replaceFile(u.lock, u.path); err != nil {
+		u.abort()
+		return fmt.Errorf("update %s: %w", u.ref, err)
+	}
+	return syncDir(filepath.Dir(u.path))
 }
 
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := openRead(dir)
 	if err != nil {
 		return fmt.Errorf("fsync %s: %w", dir, err)
 	}

@@ -205,8 +205,14 @@ func remove(kids []*node, i int) []*node {
 // encodeTree serialises a folder's entries as a git tree object body.
 func encodeTree(n *node, buf *bytes.Buffer) []byte {
 	buf.Reset()
+	size := 0
 	for _, k := range n.kids {
-		buf.WriteString(strconv.FormatUint(uint64(k.mode), 8))
+		size += 6 + 2 + len(k.name) + len(k.id)
+	}
+	buf.Grow(size)
+	var mode [11]byte
+	for _, k := range n.kids {
+		buf.Write(strconv.AppendUint(mode[:0], uint64(k.mode), 8))
 		buf.WriteByte(' ')
 		buf.WriteString(k.name)
 		buf.WriteByte(0)

@@ -256,3 +256,28 @@ func TestVault_KeepsAPersonsUncommittedWork(t *testing.T) {
 	write(t, v, put("a.md", "agent\n", v.Revision("a.md")))
 	assertClean(t, v)
 }
+
+// TestVault_WorktreeFolderEmptiedAndRefilled: within one batch a folder that loses
+// its only note (and is pruned) and gets another one ends up holding it: a move
+// inside the folder, and an archive then a put in one transaction.
+func TestVault_WorktreeFolderEmptiedAndRefilled(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("solo/a.md", "# A\n", ""), put("pair/x.md", "# X\n", ""))
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpMove,
+		Changes: []repo.Change{{Kind: repo.Move, From: "solo/a.md", Path: "solo/b.md"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, v, "solo/b.md") != "# A\n" {
+		t.Fatal("moved note missing from the working tree")
+	}
+	x := v.Revision("pair/x.md")
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpArchive, Reason: repo.ReasonSuperseded,
+		Changes: []repo.Change{{Kind: repo.Archive, Path: "pair/x.md", ExpectedRevision: x}, put("pair/y.md", "# Y\n", "")}}); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, v, "pair/y.md") != "# Y\n" {
+		t.Fatal("new note missing from the working tree")
+	}
+	assertClean(t, v)
+}

@@ -53,6 +53,7 @@ func (v *Vault) fillPendingStat() {
 		}
 		if i, ok := v.idx.find(p); ok {
 			statEntry(&v.idx.entries[i], fi)
+			v.idx.touch(p)
 		}
 		delete(v.pendingStat, p)
 	}
@@ -74,6 +75,16 @@ func (v *Vault) refreshIndex() {
 // edits are already there). The commits are durable; a failure here is logged and
 // repaired by the next Open.
 func (v *Vault) writeWorktree(done []*staged) {
+	// Each folder is opened once, so that writing a file costs no lookups of its
+	// folder (os.Root opens every folder on a path for every call otherwise).
+	folders := map[string]*os.Root{}
+	closeFolders := func() {
+		for _, r := range folders {
+			r.Close()
+		}
+		clear(folders)
+	}
+	defer closeFolders()
 	for _, st := range done {
 		if st.req.external {
 			continue
@@ -84,13 +95,24 @@ func (v *Vault) writeWorktree(done []*staged) {
 					v.log.Error("update working tree", "path", f.path, "err", err)
 				}
 				v.pruneEmptyDirs(path.Dir(f.path))
+				closeFolders() // a folder held open may be gone now
 				continue
 			}
-			if err := v.writeFile(f.path, f.content, f.mode); err != nil {
+			dir, name := path.Split(f.path)
+			r := folders[dir]
+			if r == nil {
+				var err error
+				if r, err = v.openFolder(dir); err != nil {
+					v.log.Error("update working tree", "path", f.path, "err", err)
+					continue
+				}
+				folders[dir] = r
+			}
+			if err := writeFileIn(r, name, f.content, f.mode); err != nil {
 				v.log.Error("update working tree", "path", f.path, "err", err)
 				continue
 			}
-			if fi, err := v.wt.Lstat(f.path); err == nil {
+			if fi, err := r.Lstat(name); err == nil {
 				v.idxMu.Lock()
 				if _, ok := v.pendingStat[f.path]; ok {
 					v.pendingStat[f.path] = fi
@@ -101,20 +123,40 @@ func (v *Vault) writeWorktree(done []*staged) {
 	}
 }
 
+// openFolder creates working-tree folder dir ("a/b/", or "" for the top) if needed
+// and opens it.
+func (v *Vault) openFolder(dir string) (*os.Root, error) {
+	if dir == "" {
+		return v.wt.OpenRoot(".")
+	}
+	r, err := v.wt.OpenRoot(dir)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return r, err
+	}
+	if err := v.wt.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return v.wt.OpenRoot(dir)
+}
+
 // writeFile replaces a working-tree file atomically: temp file, then rename.
 func (v *Vault) writeFile(p string, content []byte, mode uint32) error {
-	dir := path.Dir(p)
-	if dir != "." {
+	if dir := path.Dir(p); dir != "." {
 		if err := v.wt.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
+	return writeFileIn(v.wt, p, content, mode)
+}
+
+// writeFileIn replaces file p of r atomically: a temp file beside it, then rename.
+func writeFileIn(r *os.Root, p string, content []byte, mode uint32) error {
 	perm := fs.FileMode(0o644)
 	if mode == modeExec {
 		perm = 0o755
 	}
-	tmp := path.Join(dir, tmpPrefix+randHex(6))
-	f, err := v.wt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp := path.Join(path.Dir(p), tmpPrefix+randHex(6))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
@@ -123,10 +165,10 @@ func (v *Vault) writeFile(p string, content []byte, mode uint32) error {
 		err = cerr
 	}
 	if err == nil {
-		err = v.wt.Rename(tmp, p)
+		err = r.Rename(tmp, p)
 	}
 	if err != nil {
-		v.wt.Remove(tmp)
+		r.Remove(tmp)
 	}
 	return err
 }
@@ -149,6 +191,11 @@ func (v *Vault) recover(ctx context.Context) error {
 	defer v.idxMu.Unlock()
 	v.removeTempFiles()
 	removeStaleOld(v.gitDir)
+	var keep hash
+	if v.idx.shared != nil {
+		keep = v.idx.shared.id
+	}
+	removeOldShared(v.gitDir, keep)
 	head := map[string]*node{}
 	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
 	changed := false
