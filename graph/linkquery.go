@@ -299,6 +299,17 @@ func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
 	return ix.links.get().res.Resolve(from, l), nil
 }
 
+// ResolveHiding is Resolve as seen by someone from whom hidden hides some
+// notes (Resolver.ResolveHiding).
+func (ix *Index) ResolveHiding(from note.Path, l note.Link, hidden Hidden) (Resolution, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return Resolution{}, ErrClosed
+	}
+	return ix.links.get().res.ResolveHiding(from, l, hidden), nil
+}
+
 // Resolver returns a copy of the index's resolver and the commit it reflects: it
 // resolves as Resolve does, without the index's lock, and derives what-if
 // resolvers (Resolver.With). Copying costs about a map copy per lookup table.

@@ -242,6 +242,13 @@ func appendLookupKeys(ks []string, from note.Path, l note.Link) []string {
 // step are ambiguous unless exactly one of them is in from's own folder, which then
 // wins. A ".md" on the target is ignored.
 func (r *Resolver) Resolve(from note.Path, l note.Link) Resolution {
+	return r.ResolveHiding(from, l, nil)
+}
+
+// ResolveHiding is Resolve in the vault as seen by someone from whom hidden
+// (nil: nothing) hides some notes: a hidden note matches at no step, so a name
+// resolves exactly as it would if the hidden notes did not exist.
+func (r *Resolver) ResolveHiding(from note.Path, l note.Link, hidden Hidden) Resolution {
 	if l.Target == "" {
 		i, ok := r.known[from]
 		return r.found(i, from, l, ok)
@@ -252,34 +259,54 @@ func (r *Resolver) Resolve(from note.Path, l note.Link) Resolution {
 		if rel == ".." || strings.HasPrefix(rel, "../") || rel == "." {
 			return Resolution{Status: LinkBroken}
 		}
-		return r.decide(from, l, r.byPath[noteKey(rel)])
+		return r.decide(from, l, r.unhidden(r.byPath[noteKey(rel)], hidden))
 	}
 	key := noteKey(strings.TrimLeft(target, "/"))
 	if key == "" {
 		return Resolution{Status: LinkBroken}
 	}
-	if m := r.byPath[key]; len(m) > 0 {
+	if m := r.unhidden(r.byPath[key], hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
 	if slash := strings.LastIndexByte(key, '/'); slash >= 0 {
 		var m []int
 		for _, i := range r.byName[key[slash+1:]] {
 			pk := r.entries[i].pathKey
-			if len(pk) > len(key) && strings.HasSuffix(pk, key) && pk[len(pk)-len(key)-1] == '/' {
+			if len(pk) > len(key) && strings.HasSuffix(pk, key) && pk[len(pk)-len(key)-1] == '/' && (hidden == nil || !hidden(r.entries[i].path)) {
 				m = append(m, i)
 			}
 		}
 		if len(m) > 0 {
 			return r.decide(from, l, m)
 		}
-	} else if m := r.byName[key]; len(m) > 0 {
+	} else if m := r.unhidden(r.byName[key], hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
 	name := strings.ToLower(target)
-	if m := r.byTitle[name]; len(m) > 0 {
+	if m := r.unhidden(r.byTitle[name], hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
-	return r.decide(from, l, r.byAlias[name])
+	return r.decide(from, l, r.unhidden(r.byAlias[name], hidden))
+}
+
+// unhidden returns the entries of m that hidden does not hide (m itself when
+// it hides none).
+func (r *Resolver) unhidden(m []int, hidden Hidden) []int {
+	if hidden == nil {
+		return m
+	}
+	for k, i := range m {
+		if hidden(r.entries[i].path) {
+			out := slices.Clone(m[:k])
+			for _, j := range m[k+1:] {
+				if !hidden(r.entries[j].path) {
+					out = append(out, j)
+				}
+			}
+			return out
+		}
+	}
+	return m
 }
 
 // decide turns the matches of one step into a Resolution.

@@ -172,6 +172,45 @@ func TestResolver_Resolve(t *testing.T) {
 	}
 }
 
+// TestResolver_ResolveHiding: a hidden note matches at no step, so a name
+// resolves as if it did not exist: an ambiguity it made goes, a later step gets
+// its turn, and hiding nothing is Resolve.
+func TestResolver_ResolveHiding(t *testing.T) {
+	r := fixtureResolver(t)
+	hide := func(ps ...note.Path) graph.Hidden {
+		return func(p note.Path) bool { return slices.Contains(ps, p) }
+	}
+	wiki := func(target string) note.Link { return note.Link{Kind: note.LinkWiki, Target: target} }
+	tests := []struct {
+		name   string
+		from   note.Path
+		link   note.Link
+		hidden graph.Hidden
+		want   graph.Resolution
+	}{
+		{"ambiguity gone", "Home.md", wiki("Shared"), hide("y/Shared.md"), graph.Resolution{Status: graph.LinkResolved, Target: "x/Shared.md", HeadingFound: true}},
+		{"all hidden", "Home.md", wiki("Shared"), hide("x/Shared.md", "y/Shared.md"), graph.Resolution{Status: graph.LinkBroken}},
+		{"suffix step", "Home.md", wiki("b/Deep"), hide("a/b/Deep.md"), graph.Resolution{Status: graph.LinkResolved, Target: "c/b/Deep.md", HeadingFound: true}},
+		{"stem hidden, alias next", "Home.md", wiki("sketchy"), hide("misc/Sketchy.md"), graph.Resolution{Status: graph.LinkBroken}},
+		{"alias ambiguity gone", "Home.md", wiki("sketch"), hide("misc/Sketchy.md"), graph.Resolution{Status: graph.LinkResolved, Target: "tech/Count-min.md", HeadingFound: true}},
+		{"title twin", "Home.md", wiki("Twin title"), hide("misc/Title twin A.md"), graph.Resolution{Status: graph.LinkResolved, Target: "misc/Title twin B.md", HeadingFound: true}},
+		{"markdown link", "docs/Index.md", note.Link{Kind: note.LinkMarkdown, Target: "guide/Intro.md"}, hide("docs/guide/Intro.md"), graph.Resolution{Status: graph.LinkBroken}},
+		{"nothing hidden", "Home.md", wiki("Shared"), hide(), graph.Resolution{Status: graph.LinkAmbiguous, Candidates: []note.Path{"x/Shared.md", "y/Shared.md"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.ResolveHiding(tc.from, tc.link, tc.hidden)
+			if got.Status != tc.want.Status || got.Target != tc.want.Target ||
+				!slices.Equal(got.Candidates, tc.want.Candidates) || got.HeadingFound != tc.want.HeadingFound {
+				t.Errorf("ResolveHiding(%s, %+v) = %+v, want %+v", tc.from, tc.link, got, tc.want)
+			}
+			if plain := r.Resolve(tc.from, tc.link); tc.name == "nothing hidden" && plain.Status != got.Status {
+				t.Errorf("Resolve = %+v, ResolveHiding hiding nothing = %+v", plain, got)
+			}
+		})
+	}
+}
+
 // TestResolver_AddFiles checks that notes cannot be added as attachments and
 // that a note path given twice keeps its first note.
 func TestResolver_AddFiles(t *testing.T) {

@@ -70,6 +70,11 @@ func (s *ScanGraph) Resolve(from note.Path, l note.Link) (Resolution, error) {
 	return s.g.res.Resolve(from, l), nil
 }
 
+// ResolveHiding is Index.ResolveHiding over the scanned notes.
+func (s *ScanGraph) ResolveHiding(from note.Path, l note.Link, hidden Hidden) (Resolution, error) {
+	return s.g.res.ResolveHiding(from, l, hidden), nil
+}
+
 // Resolver is Index.Resolver over the scanned notes.
 func (s *ScanGraph) Resolver() (*Resolver, string, error) { return s.g.res.clone(), s.commit, nil }
 

@@ -27,6 +27,9 @@ type EdgeRequest struct {
 	Author           repo.Author
 	Roles            []string
 	DryRun           bool
+	// Hidden hides notes the requester may not see (nil: none): an error about
+	// an ambiguous To does not name them.
+	Hidden graph.Hidden
 }
 
 // EdgeResult is the commit (or, for a dry run, what it would be) and the note the
@@ -186,6 +189,7 @@ type edgeRead struct {
 	link   note.Link   // To as a wikilink
 	target graph.Resolution
 	to     string
+	hidden graph.Hidden // EdgeRequest.Hidden
 }
 
 // readEdges reads the source note at HEAD and resolves To from it, with the index
@@ -218,7 +222,7 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 	if r.ExpectedRevision != "" && r.ExpectedRevision != rev {
 		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"}
 	}
-	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, sites: note.EdgeLinks(n)}
+	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, hidden: r.Hidden, sites: note.EdgeLinks(n)}
 	if ed.target, err = lv.src.Resolve(r.From, l); err != nil {
 		return nil, graphErr("resolve", err)
 	}
@@ -234,9 +238,14 @@ func (ed *edgeRead) resolvesTo(i int, p note.Path) bool {
 // unresolved is the error for a To that is broken or ambiguous.
 func (ed *edgeRead) unresolved() error {
 	if ed.target.Status == graph.LinkAmbiguous {
-		c := make([]string, len(ed.target.Candidates))
-		for i, p := range ed.target.Candidates {
-			c[i] = string(p)
+		var c []string
+		for _, p := range ed.target.Candidates {
+			if ed.hidden == nil || !ed.hidden(p) {
+				c = append(c, string(p))
+			}
+		}
+		if len(c) == 0 {
+			return fmt.Errorf("%w: %q is ambiguous; give the note's path", repo.ErrInvalid, ed.to)
 		}
 		return fmt.Errorf("%w: %q is ambiguous: it matches %s; give the note's path", repo.ErrInvalid, ed.to, strings.Join(c, ", "))
 	}

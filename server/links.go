@@ -51,6 +51,7 @@ type linkSource interface {
 	StatsHiding(limit, offset int, hidden graph.Hidden) (*graph.GraphStats, error)
 	Inbound(p note.Path) ([]graph.LinkRef, error)
 	Resolve(from note.Path, l note.Link) (graph.Resolution, error)
+	ResolveHiding(from note.Path, l note.Link, hidden graph.Hidden) (graph.Resolution, error)
 	Resolver() (*graph.Resolver, string, error)
 	Referrers(notes []*note.Note) ([]note.Path, error)
 	NotesHiding(hidden graph.Hidden) ([]graph.NoteInfo, error)

@@ -1,11 +1,13 @@
 package server_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -111,5 +113,58 @@ func TestMCP_PrivateNotesAreInvisible(t *testing.T) {
 	mustCall(t, tc, tctx, "read_note", map[string]any{"path": "Secret plan"}, &rn)
 	if sr.Total != 2 || rn.Path != "tech/secret.md" || !strings.Contains(rn.Content, "zebra crossing") {
 		t.Fatalf("trusted: %+v %+v", sr, rn)
+	}
+}
+
+// TestMCP_NamesResolveWithoutHiddenNotes: a wikilink name resolves in the vault
+// as the caller sees it. A name shared with a private note is not "ambiguous"
+// to a caller that cannot see it, a private note that would win an earlier
+// resolution step (file name before title) does not shadow a visible one, and an
+// ambiguous edge target lists no hidden candidate.
+func TestMCP_NamesResolveWithoutHiddenNotes(t *testing.T) {
+	_, e := newMCPEnv(t, map[string]string{
+		"pub/plan.md":       "# Plan\nthe visible plan\n",
+		"priv/plan.md":      "---\nprivate: true\n---\n# Plan\nzebra\n",
+		"notes/a.md":        "---\ntitle: Roadmap\n---\n# Roadmap\nwhere we go\n",
+		"secret/roadmap.md": "---\nprivate: true\n---\n# Roadmap\nzebra\n",
+		"pub/dup.md":        "# Dup\n",
+		"priv/dup.md":       "---\nprivate: true\n---\n# Dup\nzebra\n",
+		"other/dup.md":      "# Dup\n",
+	})
+	c, ctx := e.connect(&mcpAgent, true)
+	tc, tctx := e.connect(&mcpTrusted, true)
+
+	for name, want := range map[string]note.Path{"plan": "pub/plan.md", "Plan": "pub/plan.md", "Roadmap": "notes/a.md"} {
+		var rn server.ReadNoteResult
+		mustCall(t, c, ctx, "read_note", map[string]any{"path": name}, &rn)
+		if rn.Path != want || strings.Contains(rn.Content, "zebra") {
+			t.Fatalf("read_note %q without private: %s, want %s", name, rn.Path, want)
+		}
+	}
+	// The trusted caller sees both plans, and the private roadmap's file name wins.
+	te := wantError(t, tc, tctx, "read_note", map[string]any{"path": "plan"}, server.CodeInvalidInput, server.ClassFixInput)
+	if !slices.Equal(te.Candidates, []note.Path{"priv/plan.md", "pub/plan.md"}) {
+		t.Fatalf("trusted read_note plan: %+v", te)
+	}
+	var rn server.ReadNoteResult
+	mustCall(t, tc, tctx, "read_note", map[string]any{"path": "Roadmap"}, &rn)
+	if rn.Path != "secret/roadmap.md" {
+		t.Fatalf("trusted read_note Roadmap: %s", rn.Path)
+	}
+
+	// Ambiguous to everyone (two visible dups): the hidden one is not named.
+	te = wantError(t, c, ctx, "read_note", map[string]any{"path": "dup"}, server.CodeInvalidInput, server.ClassFixInput)
+	if !slices.Equal(te.Candidates, []note.Path{"other/dup.md", "pub/dup.md"}) || strings.Contains(te.Message, "priv/") || !strings.Contains(te.Message, "2 notes") {
+		t.Fatalf("read_note dup without private: %+v", te)
+	}
+	te = wantError(t, c, ctx, "link_notes", map[string]any{"from": "notes/a.md", "to": "dup", "type": "supports",
+		"why": "the roadmap leans on the duplicate note's argument"}, server.CodeInvalidInput, server.ClassFixInput)
+	if strings.Contains(te.Message, "priv/") || !strings.Contains(te.Message, "other/dup.md") {
+		t.Fatalf("link_notes to an ambiguous name leaks or hides too much: %s", te.Message)
+	}
+	te = wantError(t, tc, tctx, "link_notes", map[string]any{"from": "notes/a.md", "to": "dup", "type": "supports",
+		"why": "the roadmap leans on the duplicate note's argument"}, server.CodeInvalidInput, server.ClassFixInput)
+	if !strings.Contains(te.Message, "priv/dup.md") {
+		t.Fatalf("trusted link_notes to an ambiguous name: %s", te.Message)
 	}
 }

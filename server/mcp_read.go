@@ -522,14 +522,16 @@ func splitName(s string) (name, heading string) {
 // existing path first, then the link resolution rules (path suffix, file name,
 // title, alias), answered by the index's resolver (or, when the index is
 // unavailable, by one over the notes at HEAD read into memory). asPath (reading at
-// a commit) takes a path as given.
+// a commit) takes a path as given. Names resolve in the vault as the caller sees
+// it: a note hidden from it matches nothing, so that neither an ambiguity nor a
+// miss tells it that a hidden note exists.
 func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPath bool) (note.Path, error) {
 	if err := repo.ValidPath(name); err == nil {
 		p := note.Path(name)
-		if asPath || t.v.Revision(p) != "" {
+		if asPath || t.v.Revision(p) != "" && c.visible(ctx, p) {
 			return p, nil
 		}
-		if md := p + ".md"; !strings.HasSuffix(strings.ToLower(name), ".md") && t.v.Revision(md) != "" {
+		if md := p + ".md"; !strings.HasSuffix(strings.ToLower(name), ".md") && t.v.Revision(md) != "" && c.visible(ctx, md) {
 			return md, nil
 		}
 	}
@@ -539,28 +541,16 @@ func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPa
 	}
 	// From a source in no folder of the vault, so that no candidate is preferred.
 	const nowhere = note.Path("\x00/\x00")
-	r, err := lv.src.Resolve(nowhere, note.Link{Kind: note.LinkWiki, Target: name})
+	r, err := lv.src.ResolveHiding(nowhere, note.Link{Kind: note.LinkWiki, Target: name}, c.hidden(ctx))
 	if err != nil {
 		return "", graphErr("resolve "+name, err)
 	}
 	switch r.Status {
 	case graph.LinkResolved:
-		if !c.visible(ctx, r.Target) {
-			return "", errInvisible(note.Path(name))
-		}
 		return r.Target, nil
 	case graph.LinkAmbiguous:
-		var cands []note.Path
-		for _, p := range r.Candidates {
-			if c.visible(ctx, p) {
-				cands = append(cands, p)
-			}
-		}
-		if len(cands) == 0 {
-			return "", errInvisible(note.Path(name))
-		}
-		te := errInput("%q is ambiguous: it names %d notes (%s); read one of them by its path", name, len(cands), joinPaths(cands, 20))
-		te.Candidates = cands
+		te := errInput("%q is ambiguous: it names %d notes (%s); read one of them by its path", name, len(r.Candidates), joinPaths(r.Candidates, 20))
+		te.Candidates = r.Candidates
 		return "", te
 	}
 	return "", errInvisible(note.Path(name))

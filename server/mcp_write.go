@@ -652,7 +652,7 @@ func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context,
 	if err := c.writable(ctx, p); err != nil {
 		return nil, err
 	}
-	r.From, r.Author, r.Roles = p, c.p.Author(), c.p.Roles()
+	r.From, r.Author, r.Roles, r.Hidden = p, c.p.Author(), c.p.Roles(), c.hidden(ctx)
 	if !c.all && !r.DryRun {
 		dry := r
 		dry.DryRun = true
