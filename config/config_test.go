@@ -47,7 +47,7 @@ func TestDefault(t *testing.T) {
 	if c.Rerank != (config.Rerank{Threshold: 0.9}) {
 		t.Errorf("rerank = %+v", c.Rerank)
 	}
-	if c.GC.LooseObjects != 2000 {
+	if c.GC != (config.GC{LooseObjects: 2000, Packs: 50}) {
 		t.Errorf("gc = %+v", c.GC)
 	}
 
@@ -157,6 +157,7 @@ search:
 			c.Rerank = config.Rerank{Threshold: 0, Endpoint: "http://127.0.0.1:8080"}
 		}},
 		{"gc", "gc:\n  loose_objects: 0\n", func(c *config.Config) { c.GC.LooseObjects = 0 }},
+		{"gc packs", "gc:\n  packs: 3\n", func(c *config.Config) { c.GC.Packs = 3 }},
 		{"null values keep defaults", "gates:\nprivacy:\n  folders:\nsearch:\n  weights:\n  stop_words: ~\nrerank:\ninbox:\n", func(*config.Config) {}},
 		{"comments and document markers", "---\n# settings\ngc: {loose_objects: 10} # pack often\n...\n", func(c *config.Config) {
 			c.GC.LooseObjects = 10

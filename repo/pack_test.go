@@ -138,7 +138,7 @@ func TestPack_MergeKeepsEveryRevision(t *testing.T) {
 		}
 	}
 	check("after merges")
-	if _, err := v.GC(ctx); err != nil {
+	if _, err := v.GC(ctx, repo.GCOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("after gc")

@@ -10,8 +10,9 @@ import (
 )
 
 // Maintainer keeps a served vault tidy in the background: it commits edits a person
-// makes in the working tree (Norn-Op: external) and packs loose objects once there
-// are more than the settings allow (gc.loose_objects).
+// makes in the working tree (Norn-Op: external) and runs gc once there are more
+// loose objects (gc.loose_objects) or packs (gc.packs; then every pack is rolled
+// into one) than the settings allow.
 type Maintainer struct {
 	Vault    *repo.Vault
 	Settings *Settings
@@ -54,8 +55,9 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		m.Logger.Info("committed external edits", "commit", res.Commit, "files", len(res.Changes))
 	}
 	cfg, _, _ := m.Settings.Current(ctx)
-	if limit := cfg.GC.LooseObjects; limit > 0 && m.Vault.LooseObjects() > limit {
-		if _, err := m.Vault.GC(ctx); err != nil {
+	loose, packs := cfg.GC.LooseObjects, cfg.GC.Packs
+	if (loose > 0 && m.Vault.LooseObjects() > loose) || (packs > 0 && m.Vault.Packs() > packs) {
+		if _, err := m.Vault.GC(ctx, repo.GCOptions{PackLimit: packs}); err != nil {
 			return err
 		}
 	}

@@ -48,3 +48,33 @@ func TestMaintainer_CommitsExternalEditsAndPacks(t *testing.T) {
 		t.Fatalf("old revision after packing: %q %v", b.Content, err)
 	}
 }
+
+// TestMaintainer_RollsUpPacks: writes leave no loose objects but a pack each; once
+// there are more than gc.packs, the maintainer rolls them into one, and old
+// revisions still read back.
+func TestMaintainer_RollsUpPacks(t *testing.T) {
+	v, s := openVault(t)
+	if err := write(v, ".norn/config.yaml", "gc:\n  packs: 4\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := write(v, "n.md", strings.Repeat("x", i+1)+"\n", "owner"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := v.Packs(); n <= 4 {
+		t.Fatalf("%d packs before maintenance, want more than 4", n)
+	}
+	m := &server.Maintainer{Vault: v, Settings: s}
+	if err := m.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", v.Dir(), "count-objects", "-v").Output()
+	if err != nil || !strings.Contains(string(out), "\npacks: 1\n") || v.Packs() != 1 {
+		t.Fatalf("after a round: %d packs; git count-objects -v: %s %v", v.Packs(), out, err)
+	}
+	b, err := v.Read(context.Background(), "n.md", "HEAD~3")
+	if err != nil || string(b.Content) != "xxx\n" {
+		t.Fatalf("old revision after the roll-up: %q %v", b.Content, err)
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/norn-vault/norn/repo"
 )
 
 func runGC(ctx context.Context, e *env, g *globals, args []string) error {
@@ -11,18 +13,19 @@ func runGC(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, settings, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	res, err := v.GC(ctx)
+	cfg, _, _ := settings.Current(ctx)
+	res, err := v.GC(ctx, repo.GCOptions{PackLimit: cfg.GC.Packs})
 	if err != nil {
 		return err
 	}
 	if g.json {
 		return printJSON(e, res)
 	}
-	fmt.Fprintf(e.stdout, "packed with %s: %d loose objects before, %d after\n", res.Tool, res.LooseBefore, res.LooseAfter)
+	fmt.Fprintf(e.stdout, "packed with %s: %d loose objects before, %d after; %d packs before, %d after\n", res.Tool, res.LooseBefore, res.LooseAfter, res.PacksBefore, res.PacksAfter)
 	return nil
 }
