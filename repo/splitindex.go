@@ -364,8 +364,8 @@ func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *share
 	var del, rep []uint32
 	if rest := link[20:]; len(rest) > 0 {
 		var n int
-		if del, n, err = readEWAH(rest); err == nil {
-			rep, _, err = readEWAH(rest[n:])
+		if del, n, err = readEWAH(rest, len(base)); err == nil {
+			rep, _, err = readEWAH(rest[n:], len(base))
 		}
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("link extension: %w", err)
@@ -459,7 +459,10 @@ func appendEWAH(b []byte, positions []uint32) []byte {
 }
 
 // readEWAH decodes a bitmap and returns its set positions and its length in bytes.
-func readEWAH(b []byte) ([]uint32, int, error) {
+// A position at or past limit is an error (a bitmap over the shared index's entries
+// names no entry beyond them), which also bounds what a damaged run word can make it
+// allocate.
+func readEWAH(b []byte, limit int) ([]uint32, int, error) {
 	if len(b) < 8 {
 		return nil, 0, fmt.Errorf("ewah bitmap truncated")
 	}
@@ -474,7 +477,10 @@ func readEWAH(b []byte) ([]uint32, int, error) {
 		rlw := binary.BigEndian.Uint64(b[8+8*i:])
 		i++
 		run := (rlw >> 1) & 0xffffffff
-		if rlw&1 != 0 {
+		if rlw&1 != 0 && run > 0 {
+			if pos+run*64 > uint64(limit) {
+				return nil, 0, fmt.Errorf("ewah bitmap: bit %d past %d entries", pos+run*64-1, limit)
+			}
 			for p := pos; p < pos+run*64; p++ {
 				out = append(out, uint32(p))
 			}
@@ -488,6 +494,9 @@ func readEWAH(b []byte) ([]uint32, int, error) {
 			i++
 			for k := range 64 {
 				if w&(1<<k) != 0 {
+					if pos+uint64(k) >= uint64(limit) {
+						return nil, 0, fmt.Errorf("ewah bitmap: bit %d past %d entries", pos+uint64(k), limit)
+					}
 					out = append(out, uint32(pos)+uint32(k))
 				}
 			}

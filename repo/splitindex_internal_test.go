@@ -2,9 +2,13 @@ package repo
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,11 +37,89 @@ func TestEWAH_RoundTrip(t *testing.T) {
 	}
 	for _, want := range cases {
 		b := appendEWAH(nil, want)
-		got, n, err := readEWAH(b)
+		got, n, err := readEWAH(b, math.MaxUint32)
 		if err != nil || n != len(b) || !slices.Equal(got, want) {
 			t.Fatalf("round trip of %v: %v (%d of %d bytes, %v)", want, got, n, len(b), err)
 		}
+		if len(want) > 0 {
+			last := int(want[len(want)-1])
+			if _, _, err := readEWAH(b, last); err == nil {
+				t.Fatalf("bitmap %v read with limit %d: no error", want, last)
+			}
+		}
 	}
+	// A run word of ones spanning 2^32-1 words is refused, not expanded.
+	b := binary.BigEndian.AppendUint32(nil, 64)
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint64(b, 0xffffffff<<1|1)
+	b = binary.BigEndian.AppendUint32(b, 0)
+	if _, _, err := readEWAH(b, 1000); err == nil {
+		t.Fatal("a run of 2^38 ones past 1000 entries: no error")
+	}
+}
+
+// FuzzReadEWAH: decoding any bytes never panics, yields only ascending positions
+// below the limit, and what decodes re-encodes to the same positions.
+func FuzzReadEWAH(f *testing.F) {
+	f.Add(appendEWAH(nil, []uint32{0, 1, 2, 64, 200}))
+	f.Add(appendEWAH(nil, nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const limit = 1 << 16
+		ps, n, err := readEWAH(b, limit)
+		if err != nil {
+			return
+		}
+		if n > len(b) {
+			t.Fatalf("length %d of %d bytes", n, len(b))
+		}
+		for i, p := range ps {
+			if p >= limit || (i > 0 && p <= ps[i-1]) {
+				t.Fatalf("positions %v: bad at %d", ps, i)
+			}
+		}
+		got, _, err := readEWAH(appendEWAH(nil, ps), limit)
+		if err != nil || !slices.Equal(got, ps) {
+			t.Fatalf("re-encoding %v: %v, %v", ps, got, err)
+		}
+	})
+}
+
+// FuzzDecodeIndex: decoding any bytes as git's index (the checksum made to match,
+// so the fuzzer reaches the entries) never panics; an index that decodes
+// re-encodes (plain, version 2) to one that decodes to the same entries.
+func FuzzDecodeIndex(f *testing.F) {
+	x := &gitIndex{}
+	for _, name := range []string{"a.md", "b/c.md", strings.Repeat("d", 5000) + ".md"} {
+		x.set(idxEntry{name: name, mode: 0o100644, size: 3})
+	}
+	enc := x.encode()
+	f.Add(enc[:len(enc)-20])
+	f.Add([]byte("DIRC\x00\x00\x00\x03\x00\x00\x00\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sum := sha1.Sum(b)
+		entries, _, err := decodeIndex(append(b[:len(b):len(b)], sum[:]...))
+		if err != nil {
+			return
+		}
+		y := &gitIndex{}
+		for _, e := range entries {
+			if e.stage == 0 && e.name != "" {
+				y.set(e)
+			}
+		}
+		again, _, err := decodeIndex(y.encode())
+		if err != nil {
+			t.Fatalf("re-encoded index: %v", err)
+		}
+		if len(again) != len(y.entries) {
+			t.Fatalf("re-encoded index: %d entries, want %d", len(again), len(y.entries))
+		}
+		for i := range again {
+			if again[i].name != y.entries[i].name || again[i].id != y.entries[i].id {
+				t.Fatalf("re-encoded entry %d: %q, want %q", i, again[i].name, y.entries[i].name)
+			}
+		}
+	})
 }
 
 // TestGitIndex_SplitDiffIncremental: the split index encoded from the difference
