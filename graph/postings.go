@@ -207,11 +207,11 @@ func (r *blockReader) next() bool {
 	}
 	d = d[n:]
 	r.posOff += r.posLen
-	r.posLen = int(pl)
-	if r.posOff+r.posLen > len(r.pos) {
+	if pl > uint64(len(r.pos)-r.posOff) { // compared unsigned: a huge length is no negative int
 		r.err = errBadBlock
 		return false
 	}
+	r.posLen = int(pl)
 	r.docs = d
 	r.n++
 	return true
