@@ -136,7 +136,7 @@ type qrels map[string]map[string]int
 
 func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("bench", g)
-	fts5Flag := fs.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py)")
+	fts5Flag := fs.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py, else bench/fts5_baseline.py in a folder above the corpus)")
 	noFTS5 := fs.Bool("no-fts5", false, "do not run the FTS5 anchor")
 	keep := fs.String("keep", "", "build the vault in this new folder and keep it (default: a temporary folder, removed)")
 	args, err := parseArgs(fs, args, 1, 4)
@@ -174,12 +174,12 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		script = *fts5Flag
 	default:
-		script = e.getenv("NORN_FTS5")
-		if script == "" {
-			script = filepath.Join("..", "shared", "bench", "fts5_baseline.py")
-		}
-		if _, err := os.Stat(script); err != nil {
-			fts5Skip = fmt.Sprintf("no anchor script at %s (give --fts5 or set $NORN_FTS5)", script)
+		if script = e.getenv("NORN_FTS5"); script != "" {
+			if _, err := os.Stat(script); err != nil {
+				fts5Skip = fmt.Sprintf("no anchor script at $NORN_FTS5 %s", script)
+			}
+		} else if script = findAnchor(notesDir); script == "" {
+			fts5Skip = "no anchor script at ../shared/bench/fts5_baseline.py nor in a bench/ folder above the corpus (give --fts5 or set $NORN_FTS5)"
 		}
 	}
 
@@ -812,4 +812,33 @@ func msSince(t time.Time) float64 { return round(float64(time.Since(t).Nanosecon
 func round(f float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(f*p) / p
+}
+
+// findAnchor looks for the FTS5 anchor script where the shared material keeps it:
+// ../shared/bench from the current folder, else bench/ in the corpus folder or
+// any folder above it (shared/corpora/X/notes finds shared/bench). "" if none.
+func findAnchor(notesDir string) string {
+	const name = "fts5_baseline.py"
+	if p := filepath.Join("..", "shared", "bench", name); fileExists(p) {
+		return p
+	}
+	dir, err := filepath.Abs(notesDir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if p := filepath.Join(dir, "bench", name); fileExists(p) {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

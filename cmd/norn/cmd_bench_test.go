@@ -253,3 +253,24 @@ func TestLatencyStats(t *testing.T) {
 		t.Fatal("empty")
 	}
 }
+
+// TestFindAnchor: the anchor script is found in a bench/ folder above the corpus
+// (the shared material's layout), and not found when there is none.
+func TestFindAnchor(t *testing.T) {
+	root := t.TempDir()
+	notes := filepath.Join(root, "shared", "corpora", "x", "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := findAnchor(notes); got != "" {
+		t.Fatalf("no script anywhere: found %q", got)
+	}
+	script := filepath.Join(root, "shared", "bench", "fts5_baseline.py")
+	os.MkdirAll(filepath.Dir(script), 0o755)
+	if err := os.WriteFile(script, []byte("# anchor\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := findAnchor(notes); got != script {
+		t.Fatalf("found %q, want %q", got, script)
+	}
+}
