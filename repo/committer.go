@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -94,6 +95,15 @@ func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
 	return rep.res, rep.err
 }
 
+// Refresh catches the vault up with commits another process made (a `norn`
+// command beside a server, the git CLI, a pull): the snapshot reads are served from
+// and git's index move to the branch's tip, and OnCommit hears about the new
+// commits. Writes do this by themselves; Refresh is for a process that mostly reads.
+func (v *Vault) Refresh(ctx context.Context) error {
+	_, err := v.submit(ctx, &request{fn: func() error { return nil }})
+	return err
+}
+
 // run is the committer: the only goroutine that writes objects, refs, the working
 // tree and git's index. It takes every request queued at the moment (group commit),
 // stages each as its own commit on top of the previous one, makes them all durable
@@ -109,7 +119,7 @@ func (v *Vault) run() {
 		}
 		select {
 		case <-idle:
-			v.refreshIndex()
+			v.exclusive(v.refreshIndex)
 			continue
 		case first = <-v.reqs:
 		case <-v.closing:
@@ -117,18 +127,93 @@ func (v *Vault) run() {
 			for {
 				select {
 				case r := <-v.reqs:
-					v.process([]*request{r})
+					v.exclusive(func() { v.process([]*request{r}) })
 				default:
-					v.refreshIndex()
-					v.settlePacks()
+					v.exclusive(func() {
+						v.refreshIndex()
+						v.settlePacks()
+					})
 					return
 				}
 			}
 		}
 		batch := v.gather(first, last)
 		last = len(batch)
-		v.process(batch)
+		v.exclusive(func() { v.process(batch) })
 	}
+}
+
+// exclusive runs fn holding the writer lock, after catching up with what other
+// processes committed meanwhile. A lock that cannot be taken (a file system without
+// flock) is logged and fn runs anyway: the branch's own lock still refuses a batch
+// built on a stale tip.
+func (v *Vault) exclusive(fn func()) {
+	if err := v.wlock.lock(); err != nil {
+		v.log.Error("vault writer lock", "err", err)
+		fn()
+		return
+	}
+	defer v.wlock.unlock()
+	v.syncForeign()
+	fn()
+}
+
+// maxForeign bounds how many commits made elsewhere OnCommit is told about at once
+// (the newest); the search index catches up by a tree diff and needs none of them.
+const maxForeign = 256
+
+// syncForeign brings the snapshot and git's index to a branch another process (a
+// `norn` command, the git CLI, a pull) moved, and tells OnCommit about the new
+// commits. The caller holds the writer lock, so a Norn process that moved it has
+// finished its working tree and index.
+func (v *Vault) syncForeign() {
+	old := v.snap.Load().commit
+	tip, err := readRef(v.gitDir, v.branch)
+	if err != nil {
+		v.log.Error("read branch", "err", err)
+		return
+	}
+	if tip == old {
+		return
+	}
+	v.wtMu.Lock()
+	err = v.loadHead()
+	v.wtMu.Unlock()
+	if err != nil {
+		v.log.Error("reload head", "err", err)
+		return
+	}
+	v.reloadIndex()
+	if v.opts.OnCommit == nil {
+		return
+	}
+	commits, err := v.commitsSince(old, tip, maxForeign)
+	if err != nil {
+		v.log.Error("read new commits", "err", err)
+	}
+	if len(commits) > 0 {
+		v.opts.OnCommit(commits)
+	}
+}
+
+// commitsSince returns the commits on tip's first-parent line after old, oldest
+// first, at most limit of them (the newest); all the way back when old is not on
+// that line (a rewound branch).
+func (v *Vault) commitsSince(old, tip hash, limit int) ([]Commit, error) {
+	var out []Commit
+	for id := tip; !id.isZero() && id != old && len(out) < limit; {
+		c, err := v.readCommit(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toCommit(id, c))
+		if len(c.parents) == 0 {
+			break
+		}
+		id = c.parents[0]
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 // gatherWait bounds how long the committer holds a batch open for writers that

@@ -22,11 +22,15 @@ import (
 
 const crashEnv = "NORN_TEST_CRASH_WRITER"
 
-// TestMain lets the test binary double as the writer process the crash test kills.
+// TestMain lets the test binary double as the writer process the crash test kills
+// and as the writer processes of the multi-process test.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashEnv); dir != "" {
 		crashWriter(dir)
 		return
+	}
+	if spec := os.Getenv(multiEnv); spec != "" {
+		os.Exit(multiWriter(spec))
 	}
 	os.Exit(m.Run())
 }

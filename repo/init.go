@@ -74,6 +74,7 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Vault, *InitResul
 			return nil, nil, fmt.Errorf("init %s: seed %s: %w", abs, p, err)
 		}
 	}
+	v.unmarkWorktree()
 	imported, err := v.CommitExternal(ctx, OpImport, "import")
 	if err != nil {
 		v.Close()

@@ -78,6 +78,11 @@ type Vault struct {
 	log    *slog.Logger
 	objs   *objectStore
 	wt     *os.Root
+	// wlock serialises writers across processes; the committer holds it for each
+	// batch (see exclusive), Open for recovery.
+	wlock *writerLock
+	// marked is set while the worktree marker exists (see markWorktree).
+	marked bool
 
 	snap atomic.Pointer[snapshot]
 	// wtMu is held by the committer from publishing a snapshot until the working
@@ -176,25 +181,43 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
-	if err := v.loadHead(); err != nil {
+	if v.wlock, err = openWriterLock(gitDir); err != nil {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
-	idx, err := loadGitIndex(gitDir)
+	// Under the writer lock another process's batch is either wholly done or not
+	// begun: HEAD, git's index and the working tree read here belong together.
+	if err := v.wlock.lock(); err != nil {
+		v.closeFiles()
+		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	err = v.load(ctx)
+	v.wlock.unlock()
 	if err != nil {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
+	}
+	go v.unlinker()
+	go v.run()
+	return v, nil
+}
+
+// load reads HEAD and git's index and finishes an interrupted working-tree update.
+func (v *Vault) load(ctx context.Context) error {
+	if err := v.loadHead(); err != nil {
+		return err
+	}
+	idx, err := loadGitIndex(v.gitDir)
+	if err != nil {
+		return err
 	}
 	v.idx = idx
 	v.idx.drop = v.unlinks
 	v.pendingStat = map[string]fs.FileInfo{}
 	if err := v.recover(ctx); err != nil {
-		v.closeFiles()
-		return nil, fmt.Errorf("open vault %s: recover working tree: %w", abs, err)
+		return fmt.Errorf("recover working tree: %w", err)
 	}
-	go v.unlinker()
-	go v.run()
-	return v, nil
+	return nil
 }
 
 // loadHead reads the branch tip and its whole tree into a fresh snapshot.
@@ -243,6 +266,9 @@ func (v *Vault) unlinker() {
 func (v *Vault) closeFiles() {
 	v.objs.close()
 	v.wt.Close()
+	if v.wlock != nil {
+		v.wlock.close()
+	}
 }
 
 // GitIdentity returns the git identity configured for the repository at dir

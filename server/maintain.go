@@ -9,8 +9,9 @@ import (
 	"github.com/norn-vault/norn/repo"
 )
 
-// Maintainer keeps a served vault tidy in the background: it commits edits a person
-// makes in the working tree (Norn-Op: external) and runs gc once there are more
+// Maintainer keeps a served vault tidy in the background: it takes in commits other
+// processes made (repo.Vault.Refresh), commits edits a person makes in the working
+// tree (Norn-Op: external) and runs gc once there are more
 // loose objects (gc.loose_objects) or packs (gc.packs; then every pack is rolled
 // into one) than the settings allow.
 type Maintainer struct {
@@ -47,6 +48,11 @@ func (m *Maintainer) Run(ctx context.Context) error {
 
 // Round does one round of maintenance and reports what it did.
 func (m *Maintainer) Round(ctx context.Context) error {
+	// First take in what other processes committed (a `norn` command, git pull),
+	// so their files are not mistaken for a person's edits.
+	if err := m.Vault.Refresh(ctx); err != nil {
+		return err
+	}
 	res, err := m.Vault.CommitExternal(ctx, "", "")
 	if err != nil && !errors.Is(err, repo.ErrConflict) {
 		return err // a conflict means Norn wrote the same note meanwhile: next round

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -76,5 +77,63 @@ func TestMaintainer_RollsUpPacks(t *testing.T) {
 	b, err := v.Read(context.Background(), "n.md", "HEAD~3")
 	if err != nil || string(b.Content) != "xxx\n" {
 		t.Fatalf("old revision after the roll-up: %q %v", b.Content, err)
+	}
+}
+
+// TestMaintainer_TakesInOtherProcessCommits: a note written by another process (a
+// `norn write` beside `norn serve`; a second handle here) reaches the served vault
+// in one maintainer round: its head and search index move to that commit, and the
+// other process's file is not mistaken for a hand edit.
+func TestMaintainer_TakesInOtherProcessCommits(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	owner := repo.Author{Name: "o", Email: "o@x"}
+	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: owner},
+		Seed: map[string][]byte{string(server.ConfigPath): []byte("gates:\n  profile: default\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v0.Close()
+	sv, err := server.Open(ctx, dir, repo.Options{Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close()
+	cli, err := repo.Open(ctx, dir, repo.Options{Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cli.Apply(ctx, repo.Tx{Author: repo.Author{Name: "cli"}, Roles: []string{"owner"}, Op: repo.OpWrite,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "cli.md", Content: []byte("# From the command line\n\nquetzalcoatl\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	find := func() *server.SearchResponse {
+		r, err := sv.Index.Search(ctx, server.SearchRequest{Query: "quetzalcoatl", WaitForPendingWrites: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := find(); len(r.Hits) != 0 || r.HeadCommit == string(res.Commit) {
+		t.Fatalf("the served vault saw the commit before a round: %+v", r)
+	}
+	m := &server.Maintainer{Vault: sv.Vault, Settings: sv.Settings}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := find()
+	if len(r.Hits) != 1 || r.Hits[0].Path != "cli.md" || r.HeadCommit != string(res.Commit) || r.IndexCommit != string(res.Commit) || r.IndexStale {
+		t.Fatalf("after a round: %+v %+v", r, r.Hits)
+	}
+	if sv.Head() != res.Commit {
+		t.Fatalf("head %s, want %s", sv.Head(), res.Commit)
+	}
+	if top := strings.TrimSpace(gitIn(t, dir, "log", "-1", "--format=%H %an")); top != string(res.Commit)+" cli" {
+		t.Fatalf("the round committed something: %s", top)
+	}
+	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status: %s", st)
 	}
 }

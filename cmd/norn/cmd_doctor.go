@@ -55,6 +55,17 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 	}
 
+	// Temporary files a crashed writer left (Open removes them when it knows of the
+	// crash; after a power loss it may not).
+	switch n, err := v.RemoveTempFiles(ctx); {
+	case err != nil:
+		add("temp-files", "fail", err.Error())
+	case n > 0:
+		add("temp-files", "ok", fmt.Sprintf("removed %s left by an interrupted write", plural(n, "temporary file")))
+	default:
+		add("temp-files", "ok", "")
+	}
+
 	// Settings.
 	_, gates, cfgErr := settings.Current(ctx)
 	if cfgErr != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,12 +174,23 @@ func TestCLI_Lifecycle(t *testing.T) {
 	if _, _, code := cli(t, dir, "", "read", "tech/bloom-filters.md", "--at", before[:12]); code != exitError {
 		t.Fatalf("read of a path that did not exist then: exit %d", code)
 	}
+	// A temp file an interrupted write left (after a power loss, so without the
+	// marker that makes opening the vault remove it): doctor removes it.
+	stray := filepath.Join(dir, "tech", ".norn-tmp-0123456789ab")
+	if err := os.WriteFile(stray, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	doc := decode(t, mustCLI(t, dir, "", "doctor", "--json"))
+	removed := false
 	for _, c := range doc["checks"].([]any) {
 		m := c.(map[string]any)
 		if m["status"] == "fail" {
 			t.Fatalf("doctor: %v", m)
 		}
+		removed = removed || m["name"] == "temp-files" && strings.Contains(fmt.Sprint(m["detail"]), "removed 1 temporary file")
+	}
+	if _, err := os.Stat(stray); !removed || !os.IsNotExist(err) {
+		t.Fatalf("doctor left the temp file (reported %v): %v", removed, err)
 	}
 	git(t, dir, "fsck", "--strict")
 }

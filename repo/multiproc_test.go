@@ -1,0 +1,244 @@
+package repo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+const multiEnv = "NORN_TEST_MULTI_WRITER"
+
+// multiProcWrites is how many writes each writer makes in the multi-process test.
+const multiProcWrites = 40
+
+// multiWriter is a writer process of TestVault_MultiProcess: spec is "dir name";
+// it writes multiProcWrites versions over ten notes of its own folder, retrying
+// conflicts, and returns the exit code.
+func multiWriter(spec string) int {
+	dir, name, _ := strings.Cut(spec, " ")
+	ctx := context.Background()
+	v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	defer v.Close()
+	if err := multiWrites(ctx, v, name); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	return 0
+}
+
+// multiWrites makes one writer's writes: version i of note name/n(i%10).md.
+func multiWrites(ctx context.Context, v *repo.Vault, name string) error {
+	for i := range multiProcWrites {
+		p := note.Path(fmt.Sprintf("%s/n%d.md", name, i%10))
+		content := fmt.Sprintf("%s write %d\n", name, i)
+		for try := 0; ; try++ {
+			_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: name}, Op: repo.OpWrite,
+				Changes: []repo.Change{put(string(p), content, v.Revision(p))}})
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, repo.ErrConflict) || try == 20 {
+				return fmt.Errorf("write %s: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// TestVault_MultiProcess runs two writer processes and a writer in this process on
+// one vault at once. Every write lands, nothing conflicts for good, and afterwards
+// git finds a clean repository whose index and working tree match HEAD: the writer
+// lock keeps one process from writing git's index from a stale view while another
+// commits. Refresh then brings this process's view to the branch's tip.
+func TestVault_MultiProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process test skipped in -short mode")
+	}
+	ctx := context.Background()
+	var seen []repo.Commit
+	var mu sync.Mutex
+	v := newVault(t, repo.Options{OnCommit: func(cs []repo.Commit) {
+		mu.Lock()
+		seen = append(seen, cs...)
+		mu.Unlock()
+	}})
+	dir := v.Dir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for _, name := range []string{"p1", "p2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), multiEnv+"="+dir+" "+name)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("writer %s: %v\n%s", name, err, out)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := multiWrites(ctx, v, "p0"); err != nil {
+			errs <- err
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tip := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "HEAD"))
+	if string(v.Head()) != tip {
+		t.Fatalf("head after Refresh %s, branch at %s", v.Head(), tip)
+	}
+	// The import, then every write of the three writers.
+	if n, _ := strconv.Atoi(strings.TrimSpace(gitCmd(t, dir, "rev-list", "--count", "HEAD"))); n != 1+3*multiProcWrites {
+		t.Fatalf("%d commits, want %d", n, 1+3*multiProcWrites)
+	}
+	for _, name := range []string{"p0", "p1", "p2"} {
+		for k := range 10 {
+			p := fmt.Sprintf("%s/n%d.md", name, k)
+			want := fmt.Sprintf("%s write %d\n", name, multiProcWrites-10+k)
+			b, err := v.Read(ctx, note.Path(p), "")
+			if err != nil || string(b.Content) != want {
+				t.Fatalf("read %s: %v %q, want %q", p, err, b.Content, want)
+			}
+			if got := readFile(t, v, p); got != want {
+				t.Fatalf("working tree %s: %q, want %q", p, got, want)
+			}
+		}
+	}
+	assertClean(t, v)
+	if out := gitCmd(t, dir, "diff", "--cached", "--name-only"); out != "" {
+		t.Fatalf("git's index differs from HEAD:\n%s", out)
+	}
+	// OnCommit heard of every commit once, the other processes' ones included, in
+	// the branch's order.
+	mu.Lock()
+	defer mu.Unlock()
+	order := strings.Fields(gitCmd(t, dir, "rev-list", "--reverse", "HEAD")) // the import too
+	if len(seen) != len(order) {
+		t.Fatalf("OnCommit told of %d commits, want %d", len(seen), len(order))
+	}
+	for i, c := range seen {
+		if string(c.ID) != order[i] {
+			t.Fatalf("OnCommit commit %d is %s, want %s", i, c.ID, order[i])
+		}
+	}
+}
+
+// TestVault_Refresh: a commit another handle makes is invisible to this one until
+// Refresh (or its next write), which publishes it and tells OnCommit.
+func TestVault_Refresh(t *testing.T) {
+	ctx := context.Background()
+	var seen []repo.Commit
+	v := newVault(t, repo.Options{OnCommit: func(cs []repo.Commit) { seen = append(seen, cs...) }})
+	other, err := repo.Open(ctx, v.Dir(), repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	seen = nil // the import
+	before := v.Head()
+	var ids []repo.CommitID
+	for i := range 3 {
+		res, err := other.Apply(ctx, repo.Tx{Author: repo.Author{Name: "other"}, Op: repo.OpWrite,
+			Changes: []repo.Change{put(fmt.Sprintf("o%d.md", i), "from the other handle\n", "")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Commit)
+	}
+	if v.Head() != before || len(seen) != 0 {
+		t.Fatalf("head moved to %s before Refresh, %d commits told", v.Head(), len(seen))
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Head() != ids[2] {
+		t.Fatalf("head %s after Refresh, want %s", v.Head(), ids[2])
+	}
+	if len(seen) != 3 || seen[0].ID != ids[0] || seen[2].ID != ids[2] {
+		t.Fatalf("OnCommit told %+v, want %v", seen, ids)
+	}
+	if b, err := v.Read(ctx, "o1.md", ""); err != nil || string(b.Content) != "from the other handle\n" {
+		t.Fatalf("read o1.md: %v %+v", err, b)
+	}
+	// Nothing new: Refresh tells nothing.
+	if err := v.Refresh(ctx); err != nil || len(seen) != 3 {
+		t.Fatalf("second Refresh: %v, %d commits told", err, len(seen))
+	}
+	assertClean(t, v)
+}
+
+// TestVault_TempFileMarker: Open looks for stray temporary files only when a writer
+// died mid-write (its marker is left); RemoveTempFiles finds them anywhere.
+func TestVault_TempFileMarker(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("d/a.md", "a\n", ""))
+	dir := v.Dir()
+	marker := filepath.Join(dir, ".git", "norn", "worktree-writing")
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("marker left after a write: %v", err)
+	}
+	v.Close()
+	stray := filepath.Join(dir, "d", ".norn-tmp-0123456789ab")
+	if err := os.WriteFile(stray, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// No marker: Open does not walk the working tree, the file stays.
+	v, err := repo.Open(ctx, dir, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatalf("stray file removed without a marker: %v", err)
+	}
+	if ch, err := v.Changes(ctx); err != nil || len(ch) != 0 {
+		t.Fatalf("a temporary file counted as an edit: %v %+v", err, ch)
+	}
+	if n, err := v.RemoveTempFiles(ctx); err != nil || n != 1 {
+		t.Fatalf("RemoveTempFiles: %d, %v; want 1", n, err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Fatalf("stray file still there: %v", err)
+	}
+	v.Close()
+	// With the marker a crashed writer leaves, Open removes it and the marker.
+	if err := os.WriteFile(stray, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err = repo.Open(ctx, dir, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for _, p := range []string{stray, marker} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s still there after Open: %v", p, err)
+		}
+	}
+	assertClean(t, v)
+}
