@@ -86,20 +86,9 @@ func TestMaintainer_RollsUpPacks(t *testing.T) {
 // other process's file is not mistaken for a hand edit.
 func TestMaintainer_TakesInOtherProcessCommits(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	owner := repo.Author{Name: "o", Email: "o@x"}
-	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: owner},
-		Seed: map[string][]byte{string(server.ConfigPath): []byte("gates:\n  profile: default\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v0.Close()
-	sv, err := server.Open(ctx, dir, repo.Options{Owner: owner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sv.Close()
-	cli, err := repo.Open(ctx, dir, repo.Options{Owner: owner})
+	sv := openServed(t, nil)
+	dir := sv.Dir()
+	cli, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
