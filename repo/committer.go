@@ -350,11 +350,10 @@ func (v *Vault) commitGroup(group []*request) {
 	}
 	if err != nil {
 		if errors.Is(err, errBranchMoved) {
-			// Someone else (the git CLI, another process) moved the branch: start
-			// again from where it is now; every staged write is a retryable conflict.
-			if lerr := v.loadHead(); lerr != nil {
-				v.log.Error("reload head", "err", lerr)
-			}
+			// Someone else (the git CLI, which does not take the writer lock) moved
+			// the branch: start again from where it is now, as any batch would;
+			// every staged write is a retryable conflict.
+			v.syncForeign()
 			err = &ConflictError{Reason: "the branch moved underneath this write (another process committed); re-read and retry"}
 		}
 		fail(err)

@@ -263,7 +263,8 @@ func (v *Vault) recover(ctx context.Context) error {
 // or removed. Only a writer that died between the two leaves the marker, so Open walks
 // the working tree for stray temporary files only then (the walk costs ~0.3 s at
 // 100,000 notes). The marker is not fsynced: after a power loss a stray temporary
-// file can survive; it is ignored as an external edit and removed by `norn doctor` (RemoveTempFiles).
+// file can survive; it is ignored as an external edit, and RemoveTempFiles (`norn
+// doctor`) removes it.
 func (v *Vault) markWorktree() {
 	if v.marked {
 		return

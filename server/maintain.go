@@ -11,9 +11,9 @@ import (
 
 // Maintainer keeps a served vault tidy in the background: it takes in commits other
 // processes made (repo.Vault.Refresh), commits edits a person makes in the working
-// tree (Norn-Op: external) and runs gc once there are more
-// loose objects (gc.loose_objects) or packs (gc.packs; then every pack is rolled
-// into one) than the settings allow.
+// tree (Norn-Op: external) and runs gc once there are more loose objects
+// (gc.loose_objects) or packs (gc.packs; then every pack is rolled into one) than
+// the settings allow.
 type Maintainer struct {
 	Vault    *repo.Vault
 	Settings *Settings
