@@ -196,21 +196,15 @@ func (ix *Index) load() (err error) {
 	}
 	dt.grow(dt.stats.next)
 	dt.refresh(&ix.opts.Weights)
-	lg, err := ix.loadLinks()
-	if err != nil {
-		return err
-	}
 	ix.docs = dt
-	ix.links = lg
+	ix.links = &lazyGraph{load: ix.loadLinks}
 	ix.commit = string(commit)
 	return nil
 }
 
-// loadLinks reads and decodes the node and attachment records; the link graph
-// is built from them when it is first needed (a link query, an Update), so that
-// opening the index to search or to rebuild it does not pay for resolving every
-// link, while damaged records still fail the open.
-func (ix *Index) loadLinks() (*lazyGraph, error) {
+// loadLinks reads and decodes the node and attachment records and builds the
+// link graph from them.
+func (ix *Index) loadLinks() (*linkGraph, error) {
 	var recs []nodeRec
 	var atts []note.Path
 	intern := map[string]string{}
@@ -226,17 +220,20 @@ func (ix *Index) loadLinks() (*lazyGraph, error) {
 		})
 	}
 	if err != nil {
-		return nil, corrupt(err)
+		return nil, fmt.Errorf("read the link graph: %w", corrupt(err))
 	}
-	return &lazyGraph{recs: recs, atts: atts}, nil
+	return buildLinkGraph(recs, atts), nil
 }
 
-// lazyGraph is a link graph built on first use, from records already decoded.
+// lazyGraph is the link graph, read from its records when first needed (a link
+// query, an Update, LoadLinks), so that opening the index to search it or to
+// rebuild it pays for neither reading nor resolving every link. A damaged record
+// is found then, and every later use reports the same ErrCorrupt.
 type lazyGraph struct {
 	once sync.Once
-	recs []nodeRec
-	atts []note.Path
+	load func() (*linkGraph, error)
 	g    *linkGraph
+	err  error
 }
 
 func builtGraph(g *linkGraph) *lazyGraph {
@@ -245,13 +242,31 @@ func builtGraph(g *linkGraph) *lazyGraph {
 	return l
 }
 
-// get returns the graph, building it the first time (safe for concurrent use).
-func (l *lazyGraph) get() *linkGraph {
+// get returns the graph, loading it the first time (safe for concurrent use).
+func (l *lazyGraph) get() (*linkGraph, error) {
 	l.once.Do(func() {
-		l.g = buildLinkGraph(l.recs, l.atts)
-		l.recs, l.atts = nil, nil
+		l.g, l.err = l.load()
+		l.load = nil
 	})
-	return l.g
+	return l.g, l.err
+}
+
+// graph returns the link graph; the caller holds ix.mu.
+func (ix *Index) graph() (*linkGraph, error) {
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	return ix.links.get()
+}
+
+// LoadLinks reads the link graph now if it has not been read yet, so that the
+// first link query does not wait for it; it returns ErrCorrupt when a link record
+// is damaged (as every link query and Update then will).
+func (ix *Index) LoadLinks() error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, err := ix.graph()
+	return err
 }
 
 // scanPrefix calls fn with every key under prefix (without the prefix) and its value.

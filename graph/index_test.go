@@ -193,7 +193,10 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 }
 
 func TestIndex_Rebuild_Error(t *testing.T) {
-	ix := fixtureIndex(t, graph.Options{})
+	ix, dir := openIndex(t, graph.Options{})
+	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+		t.Fatal(err)
+	}
 	boom := errors.New("boom")
 	failing := func(yield func(graph.Doc, error) bool) {
 		docs := mkDocs(t, map[string]string{"a.md": "alpha\n"})
@@ -211,6 +214,10 @@ func TestIndex_Rebuild_Error(t *testing.T) {
 	cancel()
 	if err := ix.Rebuild(ctx, "c9", seq(mkDocs(t, vault)), nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled rebuild: %v", err)
+	}
+	// The rebuild's sstables, streamed or not, are gone whether it failed or not.
+	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) > 0 {
+		t.Errorf("rebuild left %v", tmp)
 	}
 }
 

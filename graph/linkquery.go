@@ -89,10 +89,11 @@ func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
 func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	return ix.links.get().noteLinks(ix.commit, p, limit, hidden, ix.contexts)
+	return g.noteLinks(ix.commit, p, limit, hidden, ix.contexts)
 }
 
 // contextsFn returns the context lines of the links at idx (in the node record's
@@ -266,10 +267,11 @@ func addContexts(refs []LinkRef, ctxs contextsFn) error {
 func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	return ix.links.get().inbound(p, ix.contexts)
+	return g.inbound(p, ix.contexts)
 }
 
 func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
@@ -293,10 +295,11 @@ func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
 func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return Resolution{}, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return Resolution{}, err
 	}
-	return ix.links.get().res.Resolve(from, l), nil
+	return g.res.Resolve(from, l), nil
 }
 
 // ResolveHiding is Resolve as seen by someone from whom hidden hides some
@@ -304,10 +307,11 @@ func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
 func (ix *Index) ResolveHiding(from note.Path, l note.Link, hidden Hidden) (Resolution, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return Resolution{}, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return Resolution{}, err
 	}
-	return ix.links.get().res.ResolveHiding(from, l, hidden), nil
+	return g.res.ResolveHiding(from, l, hidden), nil
 }
 
 // Resolver returns a copy of the index's resolver and the commit it reflects: it
@@ -316,10 +320,11 @@ func (ix *Index) ResolveHiding(from note.Path, l note.Link, hidden Hidden) (Reso
 func (ix *Index) Resolver() (*Resolver, string, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, "", ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, "", err
 	}
-	return ix.links.get().res.clone(), ix.commit, nil
+	return g.res.clone(), ix.commit, nil
 }
 
 // Referrers returns, sorted, the notes holding a link whose lookup keys meet a
@@ -329,10 +334,11 @@ func (ix *Index) Resolver() (*Resolver, string, error) {
 func (ix *Index) Referrers(notes []*note.Note) ([]note.Path, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	return ix.links.get().referrers(notes), nil
+	return g.referrers(notes), nil
 }
 
 func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
@@ -502,10 +508,10 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	g := ix.links.get()
 	start, n, ok := g.node(p)
 	if !ok || n.attachment || opts.Hidden.hides(g, start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
@@ -627,10 +633,10 @@ func (ix *Index) nodeList(what string, limit, offset int, hidden Hidden, match f
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	g := ix.links.get()
 	var all []Node
 	for id, n := range g.nodes {
 		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
@@ -674,10 +680,10 @@ func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) 
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	g := ix.links.get()
 	from, fn, ok := g.node(a)
 	if !ok || fn.attachment {
 		return nil, fmt.Errorf("path from %s: %w", a, ErrUnknownNote)
@@ -817,10 +823,11 @@ func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	return ix.links.get().stats(ix.commit, limit, offset, hidden), nil
+	return g.stats(ix.commit, limit, offset, hidden), nil
 }
 
 // NoteInfo is a note as the index keeps it apart from its links.
@@ -835,10 +842,11 @@ type NoteInfo struct {
 func (ix *Index) NotesHiding(hidden Hidden) ([]NoteInfo, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.closed {
-		return nil, ErrClosed
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
 	}
-	return ix.links.get().notes(hidden), nil
+	return g.notes(hidden), nil
 }
 
 func (g *linkGraph) notes(hidden Hidden) []NoteInfo {

@@ -22,13 +22,15 @@ import (
 
 // Rebuild replaces the whole index with docs, recording commit. It builds every
 // posting in memory (docs are analysed on all cores while the iterator produces
-// them), writes the result as one sstable and ingests it in place of every old
-// search key in one atomic, durable step, so the old index stays intact and
-// searchable until the new one replaces it. progress, if not nil, is called from
+// them) while it streams forward lists and stored texts to sstables of their own,
+// writes the rest as two more and ingests all four in place of every old search
+// key in one atomic, durable step, so the old index stays intact and searchable
+// until the new one replaces it. progress, if not nil, is called from
 // Rebuild's goroutine with the number of docs analysed so far, every 256 docs
 // and once at the end. An error from docs aborts the rebuild and leaves the index
-// as it was. Memory grows with the vault: about 7 times the notes' size at peak
-// (cpp-docs, 45 MB of notes: 320 MB with the caller's copies).
+// as it was. Memory grows with the vault: the postings, doc and link records
+// are held until they are written (peak RSS of `norn reindex` at 100,000 notes,
+// 124 MB of Markdown: 1.36 GB).
 func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc, error], progress func(done int)) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -36,6 +38,11 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		return err
 	}
 	start := time.Now()
+	tables, err := ix.createRebuildTables()
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	defer tables.remove()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -92,7 +99,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	}
 	go func() { awg.Wait(); close(results) }()
 
-	bld := newBulkBuilder()
+	bld := newBulkBuilder(tables)
 	done := 0
 	for r := range results {
 		if ctx.Err() != nil {
@@ -117,7 +124,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 
 	analysed := time.Now()
 
-	// Write the new tables as one sstable, in key order, and ingest it while
+	// Write the rest of the new tables, in key order, and ingest them while
 	// excising every old search key: one atomic, durable step, without copying
 	// the whole index through a batch, the WAL and a memtable flush.
 	nterms := len(bld.terms)
@@ -140,9 +147,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		dt.grow(bld.stats.next)
 		lg = buildLinkGraph(nodes, atts)
 	}()
-	path := filepath.Join(ix.dir, "norn-rebuild.sst.tmp")
-	defer os.Remove(path)
-	err := ix.writeTable(path, commit, bld)
+	err = writeTables(tables, commit, formatValue(ix.an), bld)
 	<-built
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
@@ -152,7 +157,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	span := pebble.KeyRange{Start: []byte(prefixGraph), End: searchEnd}
-	if _, err := ix.db.IngestAndExcise(ctx, []string{path}, nil, nil, span); err != nil {
+	if _, err := ix.db.IngestAndExcise(ctx, tables.paths(), nil, nil, span); err != nil {
 		return fmt.Errorf("rebuild index: ingest: %w", corrupt(err))
 	}
 	ix.docs = dt
@@ -191,14 +196,16 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 	return r
 }
 
-// bulkBuilder accumulates a whole index in memory: per term, its finished
-// blocks and the one being filled.
+// bulkBuilder accumulates an index in memory: per term, its finished blocks and
+// the one being filled; the doc records; the link graph's node records. The
+// forward lists and stored texts go straight to their tables, since doc ids rise
+// in key order as the docs arrive.
 type bulkBuilder struct {
-	terms map[string]*termBuild
-	recs  []docRecord
-	fwd   [][]byte
-	texts [][]byte
-	stats stats
+	terms  map[string]*termBuild
+	recs   []docRecord
+	stats  stats
+	tables *rebuildTables
+	fbuf   []byte // forward list being encoded
 	// The link graph: node records by doc id, and the attachments, sorted.
 	nodes []nodeRec
 	atts  []note.Path
@@ -210,8 +217,8 @@ type termBuild struct {
 	cur    blockWriter
 }
 
-func newBulkBuilder() *bulkBuilder {
-	return &bulkBuilder{terms: make(map[string]*termBuild, 1<<16)}
+func newBulkBuilder(tables *rebuildTables) *bulkBuilder {
+	return &bulkBuilder{terms: make(map[string]*termBuild, 1<<16), tables: tables}
 }
 
 func (b *bulkBuilder) add(r *analysedDoc) {
@@ -235,30 +242,100 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 		}
 	}
 	b.recs = append(b.recs, r.rec)
-	b.fwd = append(b.fwd, forwardList(nil, r.entries))
-	b.texts = append(b.texts, r.text)
+	b.fbuf = forwardList(b.fbuf[:0], r.entries)
+	b.tables.fwd.set(docKey(prefixFwd, id), b.fbuf)
+	b.tables.text.set(docKey(prefixText, id), r.text)
 	b.nodes = append(b.nodes, r.node)
 }
 
-// writeTable writes the whole keyspace of bld (link graph and search tables), the
-// format, stats and commit into a new sstable at path, in key order (g/a, g/c, g/n,
-// s/d, s/f, s/m, s/t, s/x), dropping each part from the builder once written.
-func (ix *Index) writeTable(path, commit string, bld *bulkBuilder) (err error) {
+// rebuildTables are the sstables a rebuild writes and ingests together. Pebble
+// ingests several tables at once only if their key ranges do not overlap, so the
+// keyspace is cut where the streamed tables sit: g/* and s/d; s/f; s/m and s/t;
+// s/x.
+type rebuildTables struct {
+	graph, fwd, meta, text *tableFile
+}
+
+func (ix *Index) createRebuildTables() (*rebuildTables, error) {
+	t := &rebuildTables{}
+	for _, p := range []struct {
+		dst  **tableFile
+		name string
+	}{{&t.graph, "graph"}, {&t.fwd, "fwd"}, {&t.meta, "meta"}, {&t.text, "text"}} {
+		f, err := ix.createTable(filepath.Join(ix.dir, "norn-rebuild-"+p.name+".sst.tmp"))
+		if err != nil {
+			t.remove()
+			return nil, err
+		}
+		*p.dst = f
+	}
+	return t, nil
+}
+
+func (t *rebuildTables) all() []*tableFile { return []*tableFile{t.graph, t.fwd, t.meta, t.text} }
+
+// paths returns the finished tables that hold keys, in key order.
+func (t *rebuildTables) paths() []string {
+	var out []string
+	for _, f := range t.all() {
+		if f != nil && f.n > 0 {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// remove closes (if need be) and deletes every table file; ingest has linked or
+// copied what it took.
+func (t *rebuildTables) remove() {
+	for _, f := range t.all() {
+		if f != nil {
+			f.close()
+			os.Remove(f.path)
+		}
+	}
+}
+
+// tableFile is an sstable being written; the first error of any step sticks.
+type tableFile struct {
+	path string
+	w    *sstable.Writer
+	n    int // keys set
+	err  error
+}
+
+func (ix *Index) createTable(path string) (*tableFile, error) {
 	f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), ix.popts.MakeWriterOptions(0, ix.db.TableFormat()))
-	defer func() {
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	set := func(k, v []byte) {
-		if err == nil {
-			err = w.Set(k, v)
-		}
+	return &tableFile{path: path, w: w}, nil
+}
+
+func (t *tableFile) set(k, v []byte) {
+	if t.err == nil {
+		t.err = t.w.Set(k, v)
+		t.n++
 	}
+}
+
+// close finishes the table and returns the first error met writing it.
+func (t *tableFile) close() error {
+	if t.w != nil {
+		if err := t.w.Close(); t.err == nil {
+			t.err = err
+		}
+		t.w = nil
+	}
+	return t.err
+}
+
+// writeTables writes what bld holds (link graph, doc records, format, stats,
+// commit, postings) into their tables, in key order (g/a, g/c, g/n, s/d | s/m,
+// s/t), dropping each part from the builder once written, and finishes all four.
+func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilder) error {
+	set := t.graph.set
 	for _, p := range bld.atts {
 		set(nodeKey(prefixAttachment, p), nil)
 	}
@@ -284,39 +361,39 @@ func (ix *Index) writeTable(path, commit string, bld *bulkBuilder) (err error) {
 	for id, rec := range bld.recs {
 		set(docKey(prefixDoc, uint32(id)), rec.encode())
 	}
-	for id := range bld.recs {
-		set(docKey(prefixFwd, uint32(id)), bld.fwd[id])
-		bld.fwd[id] = nil
-	}
+
+	set = t.meta.set
 	set([]byte(keyCommit), []byte(commit))
-	set([]byte(keyFormat), formatValue(ix.an))
+	set([]byte(keyFormat), format)
 	set([]byte(keyStats), bld.stats.encode())
 	terms := make([]string, 0, len(bld.terms))
-	for t := range bld.terms {
-		terms = append(terms, t)
+	for term := range bld.terms {
+		terms = append(terms, term)
 	}
 	slices.Sort(terms)
 	var key, val []byte
-	for _, t := range terms {
-		tb := bld.terms[t]
+	for _, term := range terms {
+		tb := bld.terms[term]
 		for i, v := range tb.blocks {
 			last := tb.lasts[i]
 			if i == len(tb.blocks)-1 && tb.cur.count == 0 {
 				last = lastBlock
 			}
-			key = termKey(key[:0], t, last)
+			key = termKey(key[:0], term, last)
 			set(key, v)
 		}
 		if tb.cur.count > 0 {
-			key = termKey(key[:0], t, lastBlock)
+			key = termKey(key[:0], term, lastBlock)
 			val = tb.cur.value(val[:0])
 			set(key, val)
 		}
-		delete(bld.terms, t)
+		delete(bld.terms, term)
 	}
-	for id := range bld.recs {
-		set(docKey(prefixText, uint32(id)), bld.texts[id])
-		bld.texts[id] = nil
+	var err error
+	for _, f := range t.all() {
+		if cerr := f.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

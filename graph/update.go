@@ -36,7 +36,10 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		return fmt.Errorf("update index: %w", err)
 	}
 	dt := ix.docs // only writers change it, and we hold writeMu
-	lg := ix.links.get()
+	lg, err := ix.links.get()
+	if err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
 	st := dt.stats
 	b := ix.db.NewBatch()
 	defer b.Close()

@@ -28,6 +28,9 @@ func (x *Indexer) Graph(ctx context.Context) (*graph.Index, error) {
 	if err := x.CatchUp(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrIndexUnavailable, err)
 	}
+	if err := x.checked(ix, ix.LoadLinks()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIndexUnavailable, err)
+	}
 	return ix, nil
 }
 

@@ -80,18 +80,57 @@ func OpenIndexer(ctx context.Context, v *repo.Vault, opts graph.Options, log *sl
 	case errors.Is(err, graph.ErrLocked):
 		x.problem = "index locked by another process"
 	case errors.Is(err, graph.ErrCorrupt), errors.Is(err, graph.ErrFormat):
-		x.problem = fmt.Sprintf("%v; rebuilding", err)
-		x.bg.Add(1)
-		go func() {
-			defer x.bg.Done()
-			if err := x.recreate(context.WithoutCancel(ctx)); err != nil {
-				log.Error("rebuild index", "err", err)
-			}
-		}()
+		x.recreateInBackground(ctx, nil, err)
 	default:
 		x.problem = fmt.Sprintf("index unavailable: %v", err)
 	}
 	return x
+}
+
+// recreateInBackground takes the index out of use, saying why (cause), and
+// recreates it from HEAD in the background; old, if not nil, is closed first.
+// Searches and link queries scan meanwhile. The caller holds x.mu, or is
+// OpenIndexer.
+func (x *Indexer) recreateInBackground(ctx context.Context, old *graph.Index, cause error) {
+	x.ix, x.problem = nil, fmt.Sprintf("%v; rebuilding", cause)
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		if old != nil {
+			if err := old.Close(); err != nil {
+				x.log.Warn("close damaged index", "err", err)
+			}
+		}
+		if err := x.recreate(context.WithoutCancel(ctx)); err != nil {
+			x.log.Error("rebuild index", "err", err)
+		}
+	}()
+}
+
+// checked returns err, and first, when err says the index ix is damaged (a record
+// that does not decode, found after the index opened), starts recreating it.
+func (x *Indexer) checked(ix *graph.Index, err error) error {
+	if !errors.Is(err, graph.ErrCorrupt) {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ix == ix && !x.closed {
+		x.log.Error("index damaged; rebuilding it from HEAD", "err", err)
+		x.recreateInBackground(context.Background(), ix, err)
+	}
+	return err
+}
+
+// LoadLinks reads the index's link graph now (graph.Index.LoadLinks), so that a
+// server's first link query does not wait for it and a damaged link record is
+// found, and the index rebuilt, before anyone asks.
+func (x *Indexer) LoadLinks() {
+	if ix, _ := x.index(); ix != nil {
+		if err := x.checked(ix, ix.LoadLinks()); err != nil {
+			x.log.Warn("read link graph", "err", err)
+		}
+	}
 }
 
 // recreate removes a damaged index, opens a new one and rebuilds it from HEAD.
@@ -165,7 +204,7 @@ func (x *Indexer) CatchUp(ctx context.Context) error {
 	}
 	x.catchMu.Lock()
 	defer x.catchMu.Unlock()
-	return x.catchUpLocked(ctx, ix)
+	return x.checked(ix, x.catchUpLocked(ctx, ix))
 }
 
 func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
@@ -234,7 +273,7 @@ func (x *Indexer) catchUpNow() {
 		return
 	}
 	defer x.catchMu.Unlock()
-	if err := x.catchUpLocked(context.Background(), ix); err != nil {
+	if err := x.checked(ix, x.catchUpLocked(context.Background(), ix)); err != nil {
 		x.log.Warn("catch up index", "err", err)
 	}
 }
@@ -417,6 +456,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 	if ix != nil {
 		res, err = ix.Search(ctx, r.Query, o)
 		if err != nil && !errors.Is(err, graph.ErrQuery) && ctx.Err() == nil {
+			x.checked(ix, err)
 			problem = fmt.Sprintf("index failed: %v", err)
 			res, err = nil, nil
 		}

@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
@@ -125,4 +129,57 @@ func TestNoteLinks_IndexEqualsScan(t *testing.T) {
 			t.Errorf("stats offset %d:\nindex %+v\nscan  %+v", off, a, b)
 		}
 	}
+}
+
+// TestNoteLinks_DamagedLinkRecord: a link record that no longer decodes is found
+// when the link graph is first read; that query is answered from the notes at HEAD
+// and the index is rebuilt, after which it answers again.
+func TestNoteLinks_DamagedLinkRecord(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, nil)
+	commitFiles(t, v, map[string]string{"a.md": "# A\nSee [[b]].\n", "b.md": "# B\nstripes\n"})
+	if err := v.Index.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pebble.Open(server.IndexDir(v.Vault), &pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Set([]byte("g/n/a.md"), bytes.Repeat([]byte{0xff}, 11), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg, _, _ := v.Settings.Current(ctx)
+	x := server.OpenIndexer(ctx, v.Vault, server.SearchOptionsFrom(cfg, nil), nil)
+	t.Cleanup(func() { x.Close() })
+	sv := &server.Vault{Vault: v.Vault, Settings: v.Settings, Index: x}
+	r, err := x.Search(ctx, server.SearchRequest{Query: "stripes"})
+	if err != nil || r.Engine != server.EngineBM25 || r.Total != 1 {
+		t.Fatalf("search with a damaged link record: %+v, %v", r, err)
+	}
+	if _, err := x.Graph(ctx); !errors.Is(err, server.ErrIndexUnavailable) || !errors.Is(err, graph.ErrCorrupt) {
+		t.Fatalf("graph with a damaged link record: %v, want ErrIndexUnavailable and ErrCorrupt", err)
+	}
+	check := func(when string) {
+		l, err := server.NoteLinks(ctx, sv, "b.md", 10)
+		if err != nil || l.BacklinksTotal != 1 || l.Backlinks[0].From != "a.md" {
+			t.Fatalf("%s: backlinks of b.md: %+v, %v", when, l, err)
+		}
+	}
+	check("while rebuilding")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := x.Graph(ctx); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_, problem := x.Status()
+			t.Fatalf("damaged index never rebuilt: %s", problem)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	check("after the rebuild")
 }

@@ -59,6 +59,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 
 	mctx, stopMaint := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
+	wg.Go(v.Index.LoadLinks) // the index opened without its link graph; read it now
 	wg.Go(func() {
 		(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Logger: log}).Run(mctx)
 	})
