@@ -33,7 +33,12 @@ func multiWriter(spec string) int {
 		return 1
 	}
 	defer v.Close()
-	if err := multiWrites(ctx, v, name); err != nil {
+	if name == "gc" {
+		err = gcWrites(ctx, v)
+	} else {
+		err = multiWrites(ctx, v, name)
+	}
+	if err != nil {
 		fmt.Println("ERR", err)
 		return 1
 	}
@@ -142,6 +147,104 @@ func TestVault_MultiProcess(t *testing.T) {
 		if string(c.ID) != order[i] {
 			t.Fatalf("OnCommit commit %d is %s, want %s", i, c.ID, order[i])
 		}
+	}
+}
+
+// gcWrites is the other process of TestVault_GCInOtherProcess: it writes a note
+// and rolls every pack into one (deleting the old ones), again and again.
+func gcWrites(ctx context.Context, v *repo.Vault) error {
+	for i := range gcRounds {
+		p := note.Path(fmt.Sprintf("gc/n%d.md", i))
+		if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "gc"}, Op: repo.OpWrite,
+			Changes: []repo.Change{put(string(p), fmt.Sprintf("gc round %d\n", i), "")}}); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if _, err := v.GC(ctx, repo.GCOptions{PackLimit: 1}); err != nil {
+			return fmt.Errorf("gc round %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+const gcRounds = 15
+
+// TestVault_GCInOtherProcess: while another process writes and rolls every pack
+// into one over and over (deleting the packs this process has open or indexed),
+// this one keeps reading every version of its notes, taking in the other's
+// commits (Refresh) and writing: no read fails or returns other bytes.
+func TestVault_GCInOtherProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process test skipped in -short mode")
+	}
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	var versions []struct {
+		commit  repo.CommitID
+		content string
+	}
+	for i := range 10 {
+		c := fmt.Sprintf("version %d\n", i)
+		res := write(t, v, put("mine.md", c, v.Revision("mine.md")))
+		versions = append(versions, struct {
+			commit  repo.CommitID
+			content string
+		}{res.Commit, c})
+	}
+	if _, err := v.GC(ctx, repo.GCOptions{PackLimit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	first := packsIn(t, v.Dir())
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), multiEnv+"="+v.Dir()+" gc")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	reads := 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("gc process: %v\n%s", err, out.String())
+			}
+			running = false
+		default:
+		}
+		for _, ver := range versions {
+			b, err := v.Read(ctx, "mine.md", string(ver.commit))
+			if err != nil || string(b.Content) != ver.content {
+				t.Fatalf("read mine.md at %s while the other process packs: %v %q", ver.commit, err, b.Content)
+			}
+			reads++
+		}
+		if err := v.Refresh(ctx); err != nil {
+			t.Fatalf("refresh while the other process packs: %v", err)
+		}
+		if reads%50 == 0 {
+			write(t, v, put("mine.md", "latest\n", v.Revision("mine.md")))
+		}
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range gcRounds {
+		p := fmt.Sprintf("gc/n%d.md", i)
+		if b, err := v.Read(ctx, note.Path(p), ""); err != nil || string(b.Content) != fmt.Sprintf("gc round %d\n", i) {
+			t.Fatalf("read %s: %v %+v", p, err, b)
+		}
+	}
+	for _, p := range first {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("pack %s survived the other process's gc: the test read nothing from a deleted pack", p)
+		}
+	}
+	t.Logf("%d reads while the other process packed %d times", reads, gcRounds)
+	assertClean(t, v)
+	if out := gitCmd(t, v.Dir(), "fsck", "--strict"); strings.Contains(out, "error") {
+		t.Fatalf("git fsck: %s", out)
 	}
 }
 
