@@ -226,29 +226,44 @@ func (ix *Index) loadLinks() (*linkGraph, error) {
 }
 
 // lazyGraph is the link graph, read from its records when first needed (a link
-// query, an Update, LoadLinks), so that opening the index to search it or to
-// rebuild it pays for neither reading nor resolving every link. A damaged record
+// query or LoadLinks), so that opening the index to search it, rebuild it or
+// catch it up pays for neither reading nor resolving every link. A damaged record
 // is found then, and every later use reports the same ErrCorrupt.
+//
+// Every use holds ix.mu: get holds it for reading at least (concurrent gets are
+// safe), and Update holds it for writing when it asks whether the graph has been
+// read (loaded) — so no read is half done then. A graph not read yet is left
+// alone by Update: the records it writes are what will be read.
 type lazyGraph struct {
 	once sync.Once
 	load func() (*linkGraph, error)
+	done bool // once has run
 	g    *linkGraph
 	err  error
 }
 
 func builtGraph(g *linkGraph) *lazyGraph {
-	l := &lazyGraph{g: g}
+	l := &lazyGraph{g: g, done: true}
 	l.once.Do(func() {})
 	return l
 }
 
-// get returns the graph, loading it the first time (safe for concurrent use).
+// get returns the graph, loading it the first time.
 func (l *lazyGraph) get() (*linkGraph, error) {
 	l.once.Do(func() {
 		l.g, l.err = l.load()
-		l.load = nil
+		l.load, l.done = nil, true
 	})
 	return l.g, l.err
+}
+
+// loaded returns the graph if it has been read, without error; nil otherwise.
+// The caller holds ix.mu for writing.
+func (l *lazyGraph) loaded() *linkGraph {
+	if l.done && l.err == nil {
+		return l.g
+	}
+	return nil
 }
 
 // graph returns the link graph; the caller holds ix.mu.

@@ -247,7 +247,19 @@ func TestLinks_IncrementalEqualsRebuild(t *testing.T) {
 	}
 	live := map[string]string{}
 	inc, dir := openIndex(t, graph.Options{})
+	// lazy gets the same Updates but is reopened every tenth commit, so most of its
+	// Updates find the link graph not read yet and leave it to be read from the
+	// records they wrote.
+	lazy, lazyDir := openIndex(t, graph.Options{})
+	t.Cleanup(func() { lazy.Close() })
 	for c := range 60 {
+		if c%10 == 5 {
+			lazy.Close()
+			var err error
+			if lazy, err = graph.Open(lazyDir, graph.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		put := map[string]string{}
 		var rm []note.Path
 		for range 1 + rng.IntN(4) {
@@ -262,8 +274,10 @@ func TestLinks_IncrementalEqualsRebuild(t *testing.T) {
 				put[p] = randomNote()
 			}
 		}
-		if err := inc.Update(ctx, fmt.Sprint("c", c), mkDocs(t, put), rm); err != nil {
-			t.Fatal(err)
+		for _, ix := range []*graph.Index{inc, lazy} {
+			if err := ix.Update(ctx, fmt.Sprint("c", c), mkDocs(t, put), rm); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, p := range rm {
 			delete(live, string(p))
@@ -301,6 +315,9 @@ func TestLinks_IncrementalEqualsRebuild(t *testing.T) {
 	got, want := snapshot(inc), snapshot(full)
 	if got != want {
 		t.Errorf("incremental differs from rebuilt: %s", firstDiff(got, want))
+	}
+	if got := snapshot(lazy); got != want {
+		t.Errorf("incremental, graph read after the last reopen, differs from rebuilt: %s", firstDiff(got, want))
 	}
 	inc.Close()
 	re, err := graph.Open(dir, graph.Options{})

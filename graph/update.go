@@ -36,10 +36,6 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		return fmt.Errorf("update index: %w", err)
 	}
 	dt := ix.docs // only writers change it, and we hold writeMu
-	lg, err := ix.links.get()
-	if err != nil {
-		return fmt.Errorf("update index: %w", err)
-	}
 	st := dt.stats
 	b := ix.db.NewBatch()
 	defer b.Close()
@@ -177,7 +173,11 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 	dt.grow(st.next)
 	dt.stats = st
 	dt.refresh(&ix.opts.Weights)
-	lg.apply(nodes, atts, remove)
+	// The link graph in memory follows; one not read yet will be read from the
+	// records this batch wrote.
+	if lg := ix.links.loaded(); lg != nil {
+		lg.apply(nodes, atts, remove)
+	}
 	ix.commit = commit
 	return nil
 }
