@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"slices"
 
 	"github.com/norn-vault/norn/note"
@@ -29,12 +30,15 @@ type gnode struct {
 	out        []lres // the resolution of each of rec.links
 }
 
-// keys returns the lookup keys of n's links, each once, sorted. (A note may have
-// hundreds of links: deduplicating by sorting keeps this linear-logarithmic.)
-func (n *gnode) keys() []string {
-	ks := make([]string, 0, 3*len(n.rec.links))
-	for _, l := range n.rec.links {
-		ks = appendLookupKeys(ks, n.rec.names.path, l.asLink())
+// keys returns the lookup keys of n's links, each once, sorted.
+func (n *gnode) keys() []string { return lookupKeys(&n.rec) }
+
+// lookupKeys returns the lookup keys of r's links, each once, sorted. (A note may
+// have hundreds of links: deduplicating by sorting keeps this linear-logarithmic.)
+func lookupKeys(r *nodeRec) []string {
+	ks := make([]string, 0, 3*len(r.links))
+	for _, l := range r.links {
+		ks = appendLookupKeys(ks, r.names.path, l.asLink())
 	}
 	slices.Sort(ks)
 	return slices.Compact(ks)
@@ -81,17 +85,31 @@ func newLinkGraph(size int) *linkGraph {
 	}
 }
 
-// buildLinkGraph makes the graph of recs and attachments and resolves every link.
+// buildLinkGraph makes the graph of recs and attachments and resolves every link:
+// the lookup keys and the resolutions on every core (they only read), the maps
+// and the backrefs in order, so the graph is the same as one built on one core.
 func buildLinkGraph(recs []nodeRec, attachments []note.Path) *linkGraph {
+	ctx := context.Background() // nothing here stops early
 	g := newLinkGraph(len(recs) + len(attachments))
-	for _, r := range recs {
-		g.add(r)
+	keys := make([][]string, len(recs))
+	parallel(ctx, len(recs), 512, func() func(i int) {
+		return func(i int) { keys[i] = lookupKeys(&recs[i]) }
+	})
+	for i, r := range recs {
+		g.add(r, keys[i])
 	}
 	for _, p := range attachments {
 		g.addAttachment(p)
 	}
+	parallel(ctx, len(g.nodes), 512, func() func(i int) {
+		return func(i int) {
+			if n := g.nodes[i]; !n.attachment {
+				n.out = g.resolveLinks(n)
+			}
+		}
+	})
 	for id := range g.nodes {
-		g.resolve(int32(id))
+		g.link(int32(id))
 	}
 	return g
 }
@@ -104,14 +122,15 @@ func (g *linkGraph) newID(p note.Path, n *gnode) int32 {
 	return id
 }
 
-// add adds a note without resolving its links (the caller resolves) and returns
-// its id. The path must not be in the graph.
-func (g *linkGraph) add(r nodeRec) int32 {
+// add adds a note whose links have the lookup keys keys (lookupKeys) without
+// resolving its links (the caller resolves) and returns its id. The path must not
+// be in the graph.
+func (g *linkGraph) add(r nodeRec, keys []string) int32 {
 	r.contexts = nil
 	n := &gnode{rec: r}
 	id := g.newID(r.names.path, n)
 	g.res.addNote(r.names)
-	for _, k := range n.keys() {
+	for _, k := range keys {
 		g.byKey[k] = append(g.byKey[k], id)
 	}
 	for _, t := range uniq(r.tags) {
@@ -167,8 +186,15 @@ func (g *linkGraph) resolve(id int32) {
 	if n.out != nil {
 		g.unresolve(id)
 	}
+	n.out = g.resolveLinks(n)
+	g.link(id)
+}
+
+// resolveLinks returns where each of n's links points. It only reads g, so calls
+// for different nodes may run at once.
+func (g *linkGraph) resolveLinks(n *gnode) []lres {
 	p := n.rec.names.path
-	n.out = make([]lres, len(n.rec.links))
+	out := make([]lres, len(n.rec.links))
 	for i := range n.rec.links {
 		res := g.res.Resolve(p, n.rec.links[i].asLink())
 		r := lres{status: statusOf(res.Status), to: -1, headingFound: res.HeadingFound}
@@ -178,10 +204,23 @@ func (g *linkGraph) resolve(id int32) {
 		if res.Status == LinkResolved {
 			if to, ok := g.ids[res.Target]; ok {
 				r.to = to
-				g.in[to] = append(g.in[to], backref{from: id, link: int32(i)})
 			}
 		}
-		n.out[i] = r
+		out[i] = r
+	}
+	return out
+}
+
+// link adds node id's resolved links to their targets' backrefs.
+func (g *linkGraph) link(id int32) {
+	n := g.nodes[id]
+	if n == nil {
+		return
+	}
+	for i, r := range n.out {
+		if r.to >= 0 {
+			g.in[r.to] = append(g.in[r.to], backref{from: id, link: int32(i)})
+		}
 	}
 }
 
@@ -209,7 +248,7 @@ func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.
 			markKeys(p)
 			g.drop(id)
 		}
-		touched[g.add(r)] = true
+		touched[g.add(r, lookupKeys(&r))] = true
 		markKeys(p)
 	}
 	for _, p := range attachments {

@@ -54,3 +54,24 @@ func BenchmarkGraph(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLoadLinks reads the link graph of obsidian-hub (6,571 notes) from its
+// records and resolves it, as the first link query after Open does.
+func BenchmarkLoadLinks(b *testing.B) {
+	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
+	needDir(b, root)
+	ix, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(b, root)), nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ix.loadLinks(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
