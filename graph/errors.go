@@ -15,6 +15,10 @@ var (
 	// ErrCorrupt means the index's files are damaged. As for ErrFormat, the caller
 	// removes the directory and rebuilds; until then Scan answers queries.
 	ErrCorrupt = errors.New("index corrupt")
+	// ErrUnavailable means the index could not be read or written for a reason
+	// outside its files — too many open files, no memory or disk space left. The
+	// index is likely fine: keep it, answer with Scan, try again later.
+	ErrUnavailable = errors.New("index unavailable")
 	// ErrLocked means another handle (in this process or another) holds the index.
 	ErrLocked = errors.New("index locked by another process")
 	// ErrClosed is returned by every method of a closed Index.

@@ -2,12 +2,14 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -55,8 +57,9 @@ type Doc struct {
 // Open opens the index in dir, creating dir and an empty index if needed. It
 // returns an error matching ErrLocked when another handle holds the index,
 // ErrFormat when the index was written by another FormatVersion or with other
-// stop words, and ErrCorrupt when its files are damaged; for the last two the
-// caller removes dir and rebuilds.
+// stop words, and ErrCorrupt when its files are damaged; for those two the
+// caller removes dir and rebuilds. ErrUnavailable (no file descriptors, memory or
+// disk space to open it) means try again later.
 func Open(dir string, opts Options) (*Index, error) {
 	opts = opts.withDefaults()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -85,7 +88,8 @@ func Open(dir string, opts Options) (*Index, error) {
 }
 
 // openPebble opens the database, translating its failures: a panic or an error
-// while reading the MANIFEST or WAL is ErrCorrupt.
+// while reading the MANIFEST or WAL is ErrCorrupt, a shortage of file descriptors,
+// memory or disk space ErrUnavailable (corrupt).
 func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, po *pebble.Options, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -105,7 +109,7 @@ func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, po 
 		if errors.Is(err, os.ErrPermission) && !errors.Is(err, pebble.ErrCorruption) {
 			return nil, nil, fmt.Errorf("%v", err)
 		}
-		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, nil, corrupt(err)
 	}
 	return db, po, nil
 }
@@ -321,16 +325,33 @@ func (ix *Index) get(key []byte) ([]byte, error) {
 	return out, nil
 }
 
-// corrupt translates a pebble read error: corruption (or anything unexpected
-// from a read) is ErrCorrupt, without pebble's types.
+// corrupt classifies an error from pebble or from decoding a record: a shortage
+// of a resource (file descriptors, memory, disk space) is ErrUnavailable, since
+// removing and rebuilding an index cannot cure it; a context's error passes
+// through; anything else — pebble's corruption, a record that does not decode,
+// an unexpected read failure — is ErrCorrupt, without pebble's types.
 func corrupt(err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, ErrCorrupt) {
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrUnavailable),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case resourceShortage(err):
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
+
+// resourceShortage reports whether err is the system running short of something
+// (not the index's files being wrong).
+func resourceShortage(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOSPC, syscall.EDQUOT, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close closes the index. Further calls return ErrClosed.

@@ -42,11 +42,15 @@ type Indexer struct {
 
 	catchMu sync.Mutex // serialises catch-up and rebuild
 
-	mu      sync.Mutex
-	ix      *graph.Index
-	problem string // why the index is unusable ("" when it is fine)
-	bg      sync.WaitGroup
-	closed  bool
+	mu         sync.Mutex
+	ix         *graph.Index
+	problem    string // why the index is unusable ("" when it is fine)
+	rebuilding bool   // a background recreate is running
+	bg         sync.WaitGroup
+	closed     bool
+	// retryAt and retryWait pace Reopen after a failed attempt.
+	retryAt   time.Time
+	retryWait time.Duration
 }
 
 // IndexDir is where a vault's index lives.
@@ -67,16 +71,26 @@ func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
 
 // OpenIndexer opens the vault's index. It never fails for a damaged index: a corrupt
 // or outdated one is removed and rebuilt in the background (searches scan meanwhile);
-// a locked one is used by scanning until it is free.
+// a locked or unavailable one is used by scanning until Reopen gets it.
 func OpenIndexer(ctx context.Context, v *repo.Vault, opts graph.Options, log *slog.Logger) *Indexer {
 	if log == nil {
 		log = slog.Default()
 	}
 	x := &Indexer{vault: v, dir: IndexDir(v), opts: opts, log: log}
-	ix, err := graph.Open(x.dir, opts)
+	x.ix = x.open(ctx)
+	return x
+}
+
+// open opens the index, or records why it cannot: a damaged or outdated index is
+// recreated in the background.
+func (x *Indexer) open(ctx context.Context) *graph.Index {
+	ix, err := graph.Open(x.dir, x.opts)
+	if err == nil {
+		return ix
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	switch {
-	case err == nil:
-		x.ix = ix
 	case errors.Is(err, graph.ErrLocked):
 		x.problem = "index locked by another process"
 	case errors.Is(err, graph.ErrCorrupt), errors.Is(err, graph.ErrFormat):
@@ -84,7 +98,57 @@ func OpenIndexer(ctx context.Context, v *repo.Vault, opts graph.Options, log *sl
 	default:
 		x.problem = fmt.Sprintf("index unavailable: %v", err)
 	}
-	return x
+	return nil
+}
+
+// Reopen tries again to use an index that is out of use for a reason that may have
+// passed — another process held it, the system was short of file descriptors or
+// disk space, a rebuild failed. It catches the index up with HEAD before searches
+// use it. It does nothing while the index is in use or being rebuilt, and after a
+// failed attempt waits twice as long as before (2 s, up to 2 min) before the next;
+// it never waits for a catch-up or rebuild.
+// The maintainer calls it each round, so a server started beside a `norn reindex`
+// takes the index up once that ends.
+func (x *Indexer) Reopen(ctx context.Context) error {
+	idle := func() bool {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.ix == nil && !x.rebuilding && !x.closed && !time.Now().Before(x.retryAt)
+	}
+	if !idle() || !x.catchMu.TryLock() { // never wait for a rebuild or catch-up
+		return nil
+	}
+	defer x.catchMu.Unlock()
+	if !idle() {
+		return nil
+	}
+	ix := x.open(ctx)
+	var err error
+	if ix != nil {
+		err = x.catchUpLocked(ctx, ix)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case ix == nil:
+		err = fmt.Errorf("reopen index: %s", x.problem)
+	case x.closed:
+		return ix.Close()
+	case errors.Is(err, graph.ErrCorrupt):
+		x.recreateInBackground(ctx, ix, err)
+		return err
+	case err != nil && ix.Commit() == "":
+		// Never built: an empty index would answer every search with nothing.
+		ix.Close()
+		x.problem = fmt.Sprintf("index unavailable: %v", err)
+	default:
+		x.ix, x.problem = ix, "" // caught up, or behind HEAD and saying so
+		x.retryWait, x.retryAt = 0, time.Time{}
+		return err
+	}
+	x.retryWait = min(max(2*x.retryWait, 2*time.Second), 2*time.Minute)
+	x.retryAt = time.Now().Add(x.retryWait)
+	return err
 }
 
 // recreateInBackground takes the index out of use, saying why (cause), and
@@ -92,10 +156,15 @@ func OpenIndexer(ctx context.Context, v *repo.Vault, opts graph.Options, log *sl
 // Searches and link queries scan meanwhile. The caller holds x.mu, or is
 // OpenIndexer.
 func (x *Indexer) recreateInBackground(ctx context.Context, old *graph.Index, cause error) {
-	x.ix, x.problem = nil, fmt.Sprintf("%v; rebuilding", cause)
+	x.ix, x.problem, x.rebuilding = nil, fmt.Sprintf("%v; rebuilding", cause), true
 	x.bg.Add(1)
 	go func() {
 		defer x.bg.Done()
+		defer func() {
+			x.mu.Lock()
+			x.rebuilding = false
+			x.mu.Unlock()
+		}()
 		if old != nil {
 			if err := old.Close(); err != nil {
 				x.log.Warn("close damaged index", "err", err)
@@ -147,6 +216,7 @@ func (x *Indexer) recreate(ctx context.Context) error {
 	}
 	if err := x.rebuildLocked(ctx, ix, nil); err != nil {
 		ix.Close()
+		x.setProblem(fmt.Sprintf("index rebuild failed: %v", err))
 		return err
 	}
 	x.mu.Lock()

@@ -225,3 +225,57 @@ func TestIndexer_Degrades(t *testing.T) {
 		t.Fatalf("deleted: %+v %v", r, err)
 	}
 }
+
+// TestIndexer_ReopenOnceFree: an indexer that found the index locked by another
+// handle scans, and takes the index up — caught up with what was written meanwhile —
+// in a maintainer round once the other handle lets go; failed attempts are paced.
+func TestIndexer_ReopenOnceFree(t *testing.T) {
+	ctx := context.Background()
+	v, _ := openVault(t)
+	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "z.md", Content: []byte("# Zebra\nstripes\n")}}})
+	x := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	if err := x.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	y := server.OpenIndexer(ctx, v, graph.Options{}, nil)
+	defer y.Close()
+	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "q.md", Content: []byte("# Quagga\nstripes too\n")}}})
+	search := func() *server.SearchResponse {
+		t.Helper()
+		r, err := y.Search(ctx, server.SearchRequest{Query: "stripes"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if err := y.Reopen(ctx); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Fatalf("reopen while locked: %v", err)
+	}
+	if r := search(); !strings.Contains(r.Engine, "locked") || r.Total != 2 {
+		t.Fatalf("while locked: %+v", r)
+	}
+	x.Close()
+	if err := y.Reopen(ctx); err != nil {
+		t.Fatalf("reopen paced after a failure: %v", err)
+	}
+	if r := search(); r.Engine == server.EngineBM25 {
+		t.Fatalf("reopened before the pause after a failed attempt: %+v", r)
+	}
+	m := &server.Maintainer{Vault: v, Settings: server.NewSettings(), Index: y}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := m.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if r := search(); r.Engine == server.EngineBM25 {
+			if r.Total != 2 || r.IndexStale || r.IndexCommit != string(v.Head()) {
+				t.Fatalf("reopened: %+v", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index never taken up: %+v", search())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

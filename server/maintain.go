@@ -10,13 +10,15 @@ import (
 )
 
 // Maintainer keeps a served vault tidy in the background: it takes in commits other
-// processes made (repo.Vault.Refresh), commits edits a person makes in the working
-// tree (Norn-Op: external) and runs gc once there are more loose objects
+// processes made (repo.Vault.Refresh), takes the search index up again when it was
+// out of use for a passing reason (Indexer.Reopen), commits edits a person makes in
+// the working tree (Norn-Op: external) and runs gc once there are more loose objects
 // (gc.loose_objects) or packs (gc.packs; then every pack is rolled into one) than
 // the settings allow.
 type Maintainer struct {
 	Vault    *repo.Vault
 	Settings *Settings
+	Index    *Indexer // optional
 	Logger   *slog.Logger
 	// Every is the pause between rounds (default 2 s).
 	Every time.Duration
@@ -52,6 +54,11 @@ func (m *Maintainer) Round(ctx context.Context) error {
 	// so their files are not mistaken for a person's edits.
 	if err := m.Vault.Refresh(ctx); err != nil {
 		return err
+	}
+	if m.Index != nil {
+		if err := m.Index.Reopen(ctx); err != nil && ctx.Err() == nil && m.Logger != nil {
+			m.Logger.Warn("search index still out of use", "err", err)
+		}
 	}
 	res, err := m.Vault.CommitExternal(ctx, "", "")
 	if err != nil && !errors.Is(err, repo.ErrConflict) {

@@ -61,7 +61,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	var wg sync.WaitGroup
 	wg.Go(v.Index.LoadLinks) // the index opened without its link graph; read it now
 	wg.Go(func() {
-		(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Logger: log}).Run(mctx)
+		(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index, Logger: log}).Run(mctx)
 	})
 	defer wg.Wait()
 	defer stopMaint()
