@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"strings"
 
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
@@ -68,6 +69,9 @@ func commands() []command {
 	}
 }
 
+// usage is the command's synopsis.
+func (c command) usage() string { return strings.TrimSpace("norn " + c.name + " " + c.args) }
+
 // usageError is a command-line mistake: exit code 2.
 type usageError struct{ msg string }
 
@@ -95,7 +99,10 @@ func run(ctx context.Context, args []string, e *env) int {
 	top := flag.NewFlagSet("norn", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
 	g.register(top)
-	if err := top.Parse(args); err != nil {
+	if err := top.Parse(args); errors.Is(err, flag.ErrHelp) {
+		printUsage(e.stdout)
+		return exitOK
+	} else if err != nil {
 		fmt.Fprintf(e.stderr, "norn: %v\n", err)
 		printUsage(e.stderr)
 		return exitUsage
@@ -127,7 +134,14 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %-26s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 conflict, 4 rejected by a gate")
+	fmt.Fprintln(w, "norn COMMAND --help lists a command's flags; docs/cli.md has the details")
 }
+
+// helpRequest is -h or --help given to a command: its usage and flags go to
+// stdout, and norn exits 0.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (*helpRequest) Error() string { return "help requested" }
 
 // errorJSON is the --json shape of a failure.
 type errorJSON struct {
@@ -142,6 +156,12 @@ type errorJSON struct {
 // turns errors into exit codes.
 func report(e *env, g *globals, c command, err error) int {
 	if err == nil {
+		return exitOK
+	}
+	if hr := (*helpRequest)(nil); errors.As(err, &hr) {
+		fmt.Fprintf(e.stdout, "usage: %s\n  %s\n\nflags:\n", c.usage(), c.summary)
+		hr.fs.SetOutput(e.stdout)
+		hr.fs.PrintDefaults()
 		return exitOK
 	}
 	out := errorJSON{Error: err.Error(), Code: "error"}
@@ -184,7 +204,7 @@ func report(e *env, g *globals, c command, err error) int {
 	}
 	fmt.Fprintf(e.stderr, "norn %s: %v\n", c.name, err)
 	if code == exitUsage {
-		fmt.Fprintf(e.stderr, "usage: norn %s %s\n", c.name, c.args)
+		fmt.Fprintf(e.stderr, "usage: %s\n", c.usage())
 	}
 	return code
 }
@@ -195,7 +215,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, &helpRequest{fs}
+		} else if err != nil {
 			return nil, usagef("%v", err)
 		}
 		rest := fs.Args()

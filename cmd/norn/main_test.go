@@ -118,6 +118,16 @@ func TestCLI_Lifecycle(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
+	// Help: usage and flags on stdout, exit 0.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{[]string{"--help"}, "exit codes"}, {[]string{"help"}, "exit codes"}, {[]string{"search", "--help"}, "-limit"}, {[]string{"token", "-h"}, "-scopes"}, {[]string{"commit", "--help"}, "usage: norn commit\n"}} {
+		out, errs, code := cli(t, dir, "", c.args...)
+		if code != exitOK || errs != "" || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, stdout without %q:\n%s", c.args, code, errs, c.want, out)
+		}
+	}
 	// Unknown note: exit 1, not_found.
 	out, _, code = cli(t, dir, "", "read", "missing.md", "--json")
 	if code != exitError || decode(t, out)["code"] != "not_found" {
