@@ -9,20 +9,26 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// BenchmarkGraph measures the link queries on obsidian-hub (6,571 notes): links
-// of a note, its depth-2 neighborhood capped at 200 nodes, and the top hubs; the
-// notes are the 100 with the most backlinks, so the figures are for busy notes.
-func BenchmarkGraph(b *testing.B) {
+// hubIndex is an index rebuilt from obsidian-hub, closed when b ends.
+func hubIndex(b *testing.B) *Index {
 	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
 	needDir(b, root)
 	ix, err := Open(b.TempDir(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ix.Close()
+	b.Cleanup(func() { ix.Close() })
 	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(b, root)), nil); err != nil {
 		b.Fatal(err)
 	}
+	return ix
+}
+
+// BenchmarkGraph measures the link queries on obsidian-hub (6,571 notes): links
+// of a note, its depth-2 neighborhood capped at 200 nodes, and the top hubs; the
+// notes are the 100 with the most backlinks, so the figures are for busy notes.
+func BenchmarkGraph(b *testing.B) {
+	ix := hubIndex(b)
 	hubs, err := ix.Hubs(100, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -58,16 +64,7 @@ func BenchmarkGraph(b *testing.B) {
 // BenchmarkLoadLinks reads the link graph of obsidian-hub (6,571 notes) from its
 // records and resolves it, as the first link query after Open does.
 func BenchmarkLoadLinks(b *testing.B) {
-	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
-	needDir(b, root)
-	ix, err := Open(b.TempDir(), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(b, root)), nil); err != nil {
-		b.Fatal(err)
-	}
+	ix := hubIndex(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ix.loadLinks(); err != nil {

@@ -158,9 +158,10 @@ func TestIndexer_Honesty(t *testing.T) {
 	}
 }
 
-// TestIndexer_Degrades: a corrupt, missing or locked index still answers, labelled,
-// with a scan of HEAD; a corrupt one is rebuilt.
-func TestIndexer_Degrades(t *testing.T) {
+// zebraIndexer is a vault with one note, z.md ("stripes"), and an indexer caught up
+// with it.
+func zebraIndexer(t *testing.T) (*repo.Vault, *server.Indexer) {
+	t.Helper()
 	ctx := context.Background()
 	v, _ := openVault(t)
 	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "z.md", Content: []byte("# Zebra\nstripes\n")}}})
@@ -168,6 +169,14 @@ func TestIndexer_Degrades(t *testing.T) {
 	if err := x.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return v, x
+}
+
+// TestIndexer_Degrades: a corrupt, missing or locked index still answers, labelled,
+// with a scan of HEAD; a corrupt one is rebuilt.
+func TestIndexer_Degrades(t *testing.T) {
+	ctx := context.Background()
+	v, x := zebraIndexer(t)
 
 	// Locked: a second handle scans.
 	y := server.OpenIndexer(ctx, v, graph.Options{}, nil)
@@ -231,12 +240,7 @@ func TestIndexer_Degrades(t *testing.T) {
 // in a maintainer round once the other handle lets go; failed attempts are paced.
 func TestIndexer_ReopenOnceFree(t *testing.T) {
 	ctx := context.Background()
-	v, _ := openVault(t)
-	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "z.md", Content: []byte("# Zebra\nstripes\n")}}})
-	x := server.OpenIndexer(ctx, v, graph.Options{}, nil)
-	if err := x.CatchUp(ctx); err != nil {
-		t.Fatal(err)
-	}
+	v, x := zebraIndexer(t)
 	y := server.OpenIndexer(ctx, v, graph.Options{}, nil)
 	defer y.Close()
 	apply(t, v, repo.Tx{Op: repo.OpWrite, Changes: []repo.Change{{Kind: repo.Put, Path: "q.md", Content: []byte("# Quagga\nstripes too\n")}}})
