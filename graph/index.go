@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -72,6 +73,12 @@ func Open(dir string, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("open index %s: %w", dir, err)
 		}
 		return nil, fmt.Errorf("open index %s: %w", dir, ErrLocked)
+	}
+	// Holding the lock, no rebuild is running: what one left is from a crash.
+	if stale, _ := filepath.Glob(filepath.Join(dir, rebuildTemp+"*")); len(stale) > 0 {
+		for _, f := range stale {
+			os.Remove(f)
+		}
 	}
 	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock}
 	ix.db, ix.popts, err = openPebble(dir, lock, opts)

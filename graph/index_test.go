@@ -215,9 +215,38 @@ func TestIndex_Rebuild_Error(t *testing.T) {
 	if err := ix.Rebuild(ctx, "c9", seq(mkDocs(t, vault)), nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled rebuild: %v", err)
 	}
-	// The rebuild's sstables, streamed or not, are gone whether it failed or not.
+	// The rebuild's sstables and spill file are gone whether it failed or not.
 	if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmp) > 0 {
 		t.Errorf("rebuild left %v", tmp)
+	}
+}
+
+// TestOpen_RemovesCrashedRebuildFiles: the files of a rebuild a crash cut short
+// (up to the size of the index) are removed when the index is next opened.
+func TestOpen_RemovesCrashedRebuildFiles(t *testing.T) {
+	ix, dir := openIndex(t, graph.Options{})
+	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	left := []string{"norn-rebuild-text.sst.tmp", "norn-rebuild-contexts.tmp"}
+	for _, f := range left {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("half written"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, f := range left {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after open: %v", f, err)
+		}
+	}
+	if ix.Commit() != "c1" || len(search(t, ix, "bloom", graph.SearchOptions{}).Hits) == 0 {
+		t.Errorf("index after open: commit %q", ix.Commit())
 	}
 }
 

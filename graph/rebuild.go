@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"iter"
@@ -20,17 +21,19 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// Rebuild replaces the whole index with docs, recording commit. It builds every
-// posting in memory (docs are analysed on all cores while the iterator produces
-// them) while it streams forward lists and stored texts to sstables of their own,
-// writes the rest as two more and ingests all four in place of every old search
-// key in one atomic, durable step, so the old index stays intact and searchable
-// until the new one replaces it. progress, if not nil, is called from
-// Rebuild's goroutine with the number of docs analysed so far, every 256 docs
-// and once at the end. An error from docs aborts the rebuild and leaves the index
-// as it was. Memory grows with the vault: the postings, doc and link records
-// are held until they are written (peak RSS of `norn reindex` at 100,000 notes,
-// 124 MB of Markdown: 1.36 GB).
+// Rebuild replaces the whole index with docs, recording commit. Docs are analysed
+// on all cores while the iterator produces them; forward lists and stored texts
+// stream to sstables of their own (doc ids rise in key order), finished posting
+// blocks and link contexts to spill files. Then the rest — the posting blocks
+// read back in term order, doc and link records — is written as two more
+// sstables, and all four are ingested in place of every old search key in one
+// atomic, durable step, so the old index stays intact and searchable until the
+// new one replaces it. progress, if not nil, is called from Rebuild's goroutine
+// with the number of docs analysed so far, every 256 docs and once at the end. An
+// error from docs aborts the rebuild and leaves the index as it was. Memory still
+// grows with the vault: each term's last block, doc and link records stay in
+// memory until written (peak RSS of `norn reindex` at 100,000 notes, 124 MB of
+// Markdown: about 1 GB).
 func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc, error], progress func(done int)) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -134,7 +137,6 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	// core while the sstable is written: neither changes the builder.
 	var dt *docTable
 	var lg *linkGraph
-	nodes := slices.Clone(bld.nodes) // writeTable drops the contexts of bld.nodes
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
@@ -145,7 +147,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		dt.stats = bld.stats
 		dt.refresh(&ix.opts.Weights)
 		dt.grow(bld.stats.next)
-		lg = buildLinkGraph(nodes, atts)
+		lg = buildLinkGraph(bld.nodes, atts) // writeTables only reads them too
 	}()
 	err = writeTables(tables, commit, formatValue(ix.an), bld)
 	<-built
@@ -171,10 +173,11 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 // analysedDoc is a worker's output: everything the builder needs, in memory the
 // worker no longer touches.
 type analysedDoc struct {
-	node    nodeRec
-	rec     docRecord
-	entries []termEntry // head/pos point into arena
-	text    []byte      // encoded stored text
+	node     nodeRec // without its contexts
+	contexts []byte  // encoded context record
+	rec      docRecord
+	entries  []termEntry // head/pos point into arena
+	text     []byte      // encoded stored text
 }
 
 func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
@@ -185,6 +188,8 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 		text:    storedTextOf(d.Note, da.lines).encode(nil),
 		node:    nodeRecOf(d.Note, d.Unparsed),
 	}
+	r.contexts = r.node.encodeContexts(nil)
+	r.node.contexts = nil
 	arena := make([]byte, 0, arenaSize(da.entries))
 	for i, e := range da.entries {
 		h0 := len(arena)
@@ -196,24 +201,28 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 	return r
 }
 
-// bulkBuilder accumulates an index in memory: per term, its finished blocks and
-// the one being filled; the doc records; the link graph's node records. The
-// forward lists and stored texts go straight to their tables, since doc ids rise
-// in key order as the docs arrive.
+// bulkBuilder accumulates an index in memory: per term, where its finished blocks
+// are and the one being filled; the doc records; the link graph's node records.
+// The forward lists and stored texts go straight to their tables, since doc ids
+// rise in key order as the docs arrive; finished posting blocks and link contexts,
+// keyed by term and by path, to spill files they are read back from in key order.
 type bulkBuilder struct {
 	terms  map[string]*termBuild
 	recs   []docRecord
 	stats  stats
 	tables *rebuildTables
 	fbuf   []byte // forward list being encoded
+	vbuf   []byte // block value being encoded
 	// The link graph: node records by doc id, and the attachments, sorted.
 	nodes []nodeRec
 	atts  []note.Path
+	// ctxAt[i] is where node i's context record sits in tables.contexts.
+	ctxAt []spillSpan
 }
 
 type termBuild struct {
-	blocks [][]byte // finished values
-	lasts  []uint32 // their last docs
+	blocks []spillSpan // finished values, in tables.blocks
+	lasts  []uint32    // their last docs
 	cur    blockWriter
 }
 
@@ -236,7 +245,8 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 		}
 		tb.cur.add(id, e.head, e.pos)
 		if tb.cur.count == blockFill {
-			tb.blocks = append(tb.blocks, tb.cur.value(nil))
+			b.vbuf = tb.cur.value(b.vbuf[:0])
+			tb.blocks = append(tb.blocks, b.tables.blocks.write(b.vbuf))
 			tb.lasts = append(tb.lasts, id)
 			tb.cur.reset()
 		}
@@ -246,23 +256,37 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 	b.tables.fwd.set(docKey(prefixFwd, id), b.fbuf)
 	b.tables.text.set(docKey(prefixText, id), r.text)
 	b.nodes = append(b.nodes, r.node)
+	b.ctxAt = append(b.ctxAt, b.tables.contexts.write(r.contexts))
 }
 
-// rebuildTables are the sstables a rebuild writes and ingests together. Pebble
-// ingests several tables at once only if their key ranges do not overlap, so the
-// keyspace is cut where the streamed tables sit: g/* and s/d; s/f; s/m and s/t;
-// s/x.
+// rebuildTables are the files a rebuild writes: four sstables it ingests
+// together and two spill files. Pebble ingests several tables at once only if
+// their key ranges do not overlap, so the keyspace is cut where the streamed
+// tables sit: g/* and s/d; s/f; s/m and s/t; s/x.
 type rebuildTables struct {
 	graph, fwd, meta, text *tableFile
+	blocks, contexts       *spillFile
 }
+
+// rebuildTemp starts the name of every file a rebuild writes in the index's
+// folder; Open removes those a crash left.
+const rebuildTemp = "norn-rebuild-"
 
 func (ix *Index) createRebuildTables() (*rebuildTables, error) {
 	t := &rebuildTables{}
+	var err error
+	if t.blocks, err = createSpill(filepath.Join(ix.dir, rebuildTemp+"blocks.tmp")); err != nil {
+		return nil, err
+	}
+	if t.contexts, err = createSpill(filepath.Join(ix.dir, rebuildTemp+"contexts.tmp")); err != nil {
+		t.remove()
+		return nil, err
+	}
 	for _, p := range []struct {
 		dst  **tableFile
 		name string
 	}{{&t.graph, "graph"}, {&t.fwd, "fwd"}, {&t.meta, "meta"}, {&t.text, "text"}} {
-		f, err := ix.createTable(filepath.Join(ix.dir, "norn-rebuild-"+p.name+".sst.tmp"))
+		f, err := ix.createTable(filepath.Join(ix.dir, rebuildTemp+p.name+".sst.tmp"))
 		if err != nil {
 			t.remove()
 			return nil, err
@@ -292,6 +316,11 @@ func (t *rebuildTables) remove() {
 		if f != nil {
 			f.close()
 			os.Remove(f.path)
+		}
+	}
+	for _, s := range []*spillFile{t.blocks, t.contexts} {
+		if s != nil {
+			s.remove()
 		}
 	}
 }
@@ -348,10 +377,11 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 	})
 	var nb []byte
 	for _, i := range order {
-		r := &bld.nodes[i]
-		nb = r.encodeContexts(nb[:0])
-		set(nodeKey(prefixContext, r.names.path), nb)
-		r.contexts = nil
+		nb = t.contexts.read(nb[:0], bld.ctxAt[i])
+		set(nodeKey(prefixContext, bld.nodes[i].names.path), nb)
+	}
+	if err := t.contexts.err; err != nil {
+		return fmt.Errorf("link contexts: %w", err)
 	}
 	for _, i := range order {
 		r := &bld.nodes[i]
@@ -374,13 +404,14 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 	var key, val []byte
 	for _, term := range terms {
 		tb := bld.terms[term]
-		for i, v := range tb.blocks {
+		for i, sp := range tb.blocks {
 			last := tb.lasts[i]
 			if i == len(tb.blocks)-1 && tb.cur.count == 0 {
 				last = lastBlock
 			}
 			key = termKey(key[:0], term, last)
-			set(key, v)
+			val = t.blocks.read(val[:0], sp)
+			set(key, val)
 		}
 		if tb.cur.count > 0 {
 			key = termKey(key[:0], term, lastBlock)
@@ -389,6 +420,9 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 		}
 		delete(bld.terms, term)
 	}
+	if err := t.blocks.err; err != nil {
+		return fmt.Errorf("posting blocks: %w", err)
+	}
 	var err error
 	for _, f := range t.all() {
 		if cerr := f.close(); err == nil {
@@ -396,4 +430,55 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 		}
 	}
 	return err
+}
+
+// spillFile holds records written once, in any order, and read back by their
+// span: what a rebuild need not keep in memory until it can write it in key
+// order. The first error sticks; read returns nothing after it.
+type spillFile struct {
+	f   *os.File
+	w   *bufio.Writer
+	off int64
+	err error
+}
+
+type spillSpan struct{ off, n int64 }
+
+func createSpill(path string) (*spillFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &spillFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (s *spillFile) write(b []byte) spillSpan {
+	sp := spillSpan{s.off, int64(len(b))}
+	if s.err == nil {
+		_, s.err = s.w.Write(b)
+		s.off += sp.n
+	}
+	return sp
+}
+
+// read appends the record at sp to dst.
+func (s *spillFile) read(dst []byte, sp spillSpan) []byte {
+	if s.err == nil && s.w.Buffered() > 0 {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		return dst
+	}
+	dst = slices.Grow(dst, int(sp.n))
+	b := dst[len(dst) : len(dst)+int(sp.n)]
+	if _, err := s.f.ReadAt(b, sp.off); err != nil {
+		s.err = err
+		return dst
+	}
+	return dst[:len(dst)+int(sp.n)]
+}
+
+func (s *spillFile) remove() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }

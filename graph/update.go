@@ -103,8 +103,7 @@ func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []
 		r := ads[i].ad.node
 		buf = r.encode(buf[:0])
 		b.Set(nodeKey(prefixNode, d.Path), buf, nil)
-		buf = r.encodeContexts(buf[:0])
-		b.Set(nodeKey(prefixContext, d.Path), buf, nil)
+		b.Set(nodeKey(prefixContext, d.Path), ads[i].ad.contexts, nil)
 		nodes = append(nodes, r)
 	}
 
