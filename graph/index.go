@@ -75,10 +75,9 @@ func Open(dir string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index %s: %w", dir, ErrLocked)
 	}
 	// Holding the lock, no rebuild is running: what one left is from a crash.
-	if stale, _ := filepath.Glob(filepath.Join(dir, rebuildTemp+"*")); len(stale) > 0 {
-		for _, f := range stale {
-			os.Remove(f)
-		}
+	stale, _ := filepath.Glob(filepath.Join(dir, rebuildTemp+"*"))
+	for _, f := range stale {
+		os.Remove(f)
 	}
 	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock}
 	ix.db, ix.popts, err = openPebble(dir, lock, opts)
@@ -95,8 +94,8 @@ func Open(dir string, opts Options) (*Index, error) {
 }
 
 // openPebble opens the database, translating its failures: a panic or an error
-// while reading the MANIFEST or WAL is ErrCorrupt, a shortage of file descriptors,
-// memory or disk space ErrUnavailable (corrupt).
+// while reading the MANIFEST or WAL is ErrCorrupt; a shortage of file descriptors,
+// memory or disk space is ErrUnavailable (both through corrupt).
 func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, po *pebble.Options, err error) {
 	defer func() {
 		if r := recover(); r != nil {
