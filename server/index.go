@@ -92,7 +92,7 @@ func (x *Indexer) open(ctx context.Context) *graph.Index {
 	defer x.mu.Unlock()
 	switch {
 	case errors.Is(err, graph.ErrLocked):
-		x.problem = "index locked by another process"
+		x.problem = problemLocked
 	case errors.Is(err, graph.ErrCorrupt), errors.Is(err, graph.ErrFormat):
 		x.recreateInBackground(ctx, nil, err)
 	default:
@@ -254,6 +254,16 @@ func (x *Indexer) Close() error {
 		return err
 	}
 	return nil
+}
+
+// problemLocked is the problem of an index another process holds.
+const problemLocked = "index locked by another process"
+
+// Locked reports whether the index is out of use because another process holds it
+// (then a norn serve, if that is who holds it, answers AskLocal).
+func (x *Indexer) Locked() bool {
+	ix, p := x.index()
+	return ix == nil && p == problemLocked
 }
 
 // Status reports the index's commit and problem, if any.
@@ -491,14 +501,17 @@ type SearchRequest struct {
 
 // SearchResponse is a search's answer, with what produced it.
 type SearchResponse struct {
-	Engine      string      `json:"engine"`
-	IndexCommit string      `json:"index_commit"`
-	HeadCommit  string      `json:"head_commit"`
-	IndexStale  bool        `json:"index_stale"`
-	TookMS      float64     `json:"took_ms"`
-	Total       int         `json:"total"`
-	Truncated   bool        `json:"truncated,omitempty"`
-	Hits        []graph.Hit `json:"-"`
+	Engine      string  `json:"engine"`
+	IndexCommit string  `json:"index_commit"`
+	HeadCommit  string  `json:"head_commit"`
+	IndexStale  bool    `json:"index_stale"`
+	TookMS      float64 `json:"took_ms"`
+	Total       int     `json:"total"`
+	Truncated   bool    `json:"truncated,omitempty"`
+	// Via names the running server that answered for a command that could not
+	// open the index itself (AskLocal); empty when this process answered.
+	Via  string      `json:"via,omitempty"`
+	Hits []graph.Hit `json:"-"`
 }
 
 // Search answers a query from the index, or by scanning the notes at HEAD when the

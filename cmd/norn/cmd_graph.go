@@ -40,7 +40,8 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 	if *types != "" {
 		opts.Types = strings.Split(*types, ",")
 	}
-	nb, err := v.Neighborhood(ctx, note.Path(args[0]), opts)
+	nb, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "neighborhood", Note: note.Path(args[0]), Neighborhood: &opts},
+		func() (*graph.Neighborhood, error) { return v.Neighborhood(ctx, note.Path(args[0]), opts) })
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,8 @@ func runNodeList(ctx context.Context, e *env, g *globals, args []string, name st
 		return err
 	}
 	defer v.Close()
-	l, err := query(v, ctx, *limit, *offset)
+	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: name, Limit: *limit, Offset: *offset},
+		func() (*graph.NodeList, error) { return query(v, ctx, *limit, *offset) })
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,10 @@ func runPath(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	p, err := v.ShortestPath(ctx, note.Path(args[0]), note.Path(args[1]), *maxDepth)
+	p, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "path", Note: note.Path(args[0]), To: note.Path(args[1]), MaxDepth: *maxDepth},
+		func() (*graph.GraphPath, error) {
+			return v.ShortestPath(ctx, note.Path(args[0]), note.Path(args[1]), *maxDepth)
+		})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,8 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	l, err := server.NoteLinks(ctx, v, note.Path(args[0]), *limit)
+	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: note.Path(args[0]), Limit: *limit},
+		func() (*server.Links, error) { return server.NoteLinks(ctx, v, note.Path(args[0]), *limit) })
 	if err != nil {
 		return err
 	}

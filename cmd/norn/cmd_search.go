@@ -56,10 +56,14 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := x.CatchUp(ctx); err != nil {
 		logger(e, g).Warn("catch up index", "err", err)
 	}
+	a := newAsker(e, g, v.GitDir(), x)
+	search := func(r server.SearchRequest) (*server.SearchResponse, error) {
+		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*server.SearchResponse, error) { return x.Search(ctx, r) })
+	}
 	req := server.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
-		resp, err := x.Search(ctx, req)
+		resp, err := search(req)
 		if err != nil {
 			return queryError(err)
 		}
@@ -99,7 +103,7 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		r := req
 		r.Query = text
-		resp, err := x.Search(ctx, r)
+		resp, err := search(r)
 		if err != nil {
 			enc.Encode(searchJSON{ID: id, Error: err.Error(), Results: []searchHit{}})
 			continue
@@ -131,7 +135,11 @@ func printHits(e *env, resp *server.SearchResponse) {
 	if resp.IndexStale {
 		stale = ", index stale"
 	}
-	fmt.Fprintf(e.stdout, "%d results (%s, %.1f ms%s)\n", resp.Total, resp.Engine, resp.TookMS, stale)
+	via := ""
+	if resp.Via != "" {
+		via = " via " + resp.Via
+	}
+	fmt.Fprintf(e.stdout, "%d results (%s%s, %.1f ms%s)\n", resp.Total, resp.Engine, via, resp.TookMS, stale)
 	for _, h := range resp.Hits {
 		fmt.Fprintf(e.stdout, "\n%s:%d  %s  (%.2f)\n", h.Path, h.Line, h.Title, h.Score)
 		if h.Section != "" {

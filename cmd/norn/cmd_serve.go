@@ -66,6 +66,13 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	defer wg.Wait()
 	defer stopMaint()
 
+	// One-shot commands beside this server find the index locked: they ask here.
+	if l, err := server.StartLocal(ctx, v, log); err != nil {
+		log.Warn("not answering local queries; one-shot commands will scan", "err", err)
+	} else {
+		defer l.Close()
+	}
+
 	mcp := server.NewMCPServer(v, server.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
 
 	if *stdio {

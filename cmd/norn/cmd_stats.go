@@ -26,7 +26,8 @@ func runStats(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	st, err := server.VaultStats(ctx, v, *limit, *offset)
+	st, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "stats", Limit: *limit, Offset: *offset},
+		func() (*server.Stats, error) { return server.VaultStats(ctx, v, *limit, *offset) })
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -335,6 +337,57 @@ func TestServe_Binary(t *testing.T) {
 		mustCLI(t, dir, "", "search", "anything")
 		if st := git(t, dir, "status", "--porcelain"); st != "" {
 			t.Fatalf("status after serve: %s", st)
+		}
+	})
+
+	// The server holds the index; one-shot commands beside it ask it (server.AskLocal)
+	// instead of scanning, and get its classified failures.
+	t.Run("one-shot commands ask the running server", func(t *testing.T) {
+		mustCLI(t, dir, "# Bloom filters\n\nA bloom filter hashes items into bits. [[Kiwi]]\n", "write", "bloom.md")
+		mustCLI(t, dir, "# Kiwi\n\nA fruit.\n", "write", "kiwi.md")
+		cmd := exec.Command(bin, "serve", "--stdio")
+		cmd.Env = env
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		advert := filepath.Join(dir, ".git", "norn", "serve.json")
+		for i := 0; ; i++ {
+			if _, err := os.Stat(advert); err == nil {
+				break
+			} else if i == 200 {
+				t.Fatalf("no local endpoint advertised: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		r := decode(t, mustCLI(t, dir, "", "search", "bloom", "--json"))
+		if r["engine"] != "bm25" || r["via"] != fmt.Sprintf("norn serve (pid %d)", cmd.Process.Pid) ||
+			len(r["results"].([]any)) != 1 {
+			t.Fatalf("search beside the server: %v", r)
+		}
+		if out := mustCLI(t, dir, "", "links", "kiwi.md"); !strings.Contains(out, "bloom.md:3") {
+			t.Fatalf("links beside the server:\n%s", out)
+		}
+		out, _, code := cli(t, dir, "", "links", "nope.md", "--json")
+		if code != exitError || decode(t, out)["code"] != "not_found" {
+			t.Fatalf("links of an unknown note beside the server: exit %d %s", code, out)
+		}
+		if _, _, code := cli(t, dir, "", "search", `"unclosed`); code != exitUsage {
+			t.Fatalf("malformed query beside the server: exit %d", code)
+		}
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("norn serve --stdio: %v", err)
+		}
+		if _, err := os.Stat(advert); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("advertisement left behind: %v", err)
+		}
+		if r := decode(t, mustCLI(t, dir, "", "search", "bloom", "--json")); r["engine"] != "bm25" || r["via"] != nil {
+			t.Fatalf("search after the server: %v", r)
 		}
 	})
 }

@@ -1,0 +1,340 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// The local query endpoint lets a one-shot command (`norn search`, `norn links`, …)
+// beside a running `norn serve` use the index that server holds: pebble admits one
+// process, so without it those commands would scan. The server listens on a random
+// loopback port and advertises it, with a secret, in .git/norn/serve.json (mode
+// 0600: whoever can read it can read the notes anyway). A command that finds the
+// index locked posts its Query there; the answer is exactly what it would have
+// computed itself. Only read-only questions are asked.
+
+// ErrNoLocalServer means no running norn serve answers local queries for the vault.
+var ErrNoLocalServer = errors.New("no norn serve answers local queries")
+
+// LocalEndpointPath is where a running norn serve advertises its local endpoint.
+func LocalEndpointPath(gitDir string) string { return filepath.Join(gitDir, "norn", "serve.json") }
+
+const (
+	localQueryPath = "/query"
+	localMaxBody   = 1 << 20
+	// localSearchWait bounds how long a forwarded search waits for the server's
+	// index to reach HEAD (the answer says index_stale when it had to stop).
+	localSearchWait = 5 * time.Second
+)
+
+// localEndpoint is the content of serve.json.
+type localEndpoint struct {
+	PID     int       `json:"pid"`
+	Addr    string    `json:"addr"`
+	Secret  string    `json:"secret"`
+	Started time.Time `json:"started"`
+}
+
+// Query is one read-only question a command asks: Op names it, the other fields are
+// its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
+type Query struct {
+	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping
+	Search       *SearchRequest             `json:"search,omitempty"`
+	Note         note.Path                  `json:"note,omitempty"`
+	To           note.Path                  `json:"to,omitempty"`
+	Limit        int                        `json:"limit,omitempty"`
+	Offset       int                        `json:"offset,omitempty"`
+	MaxDepth     int                        `json:"max_depth,omitempty"`
+	Neighborhood *graph.NeighborhoodOptions `json:"neighborhood,omitempty"`
+}
+
+// searchAnswer carries a SearchResponse with its hits (which its own JSON leaves out).
+type searchAnswer struct {
+	Response *SearchResponse `json:"response"`
+	Hits     []graph.Hit     `json:"hits"`
+}
+
+// Answer computes q's answer on v.
+func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
+	switch q.Op {
+	case "ping":
+		return struct{}{}, nil
+	case "search":
+		if q.Search == nil {
+			return nil, fmt.Errorf("local query: search without a request: %w", repo.ErrInvalid)
+		}
+		r := *q.Search
+		r.WaitForPendingWrites, r.Wait = true, localSearchWait
+		resp, err := v.Index.Search(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		return searchAnswer{Response: resp, Hits: resp.Hits}, nil
+	case "stats":
+		return VaultStats(ctx, v, q.Limit, q.Offset)
+	case "links":
+		return NoteLinks(ctx, v, q.Note, q.Limit)
+	case "neighborhood":
+		if q.Neighborhood == nil {
+			return nil, fmt.Errorf("local query: neighborhood without options: %w", repo.ErrInvalid)
+		}
+		return v.Neighborhood(ctx, q.Note, *q.Neighborhood)
+	case "hubs":
+		return v.Hubs(ctx, q.Limit, q.Offset)
+	case "orphans":
+		return v.Orphans(ctx, q.Limit, q.Offset)
+	case "path":
+		return v.ShortestPath(ctx, q.Note, q.To, q.MaxDepth)
+	}
+	return nil, fmt.Errorf("local query: unknown op %q: %w", q.Op, repo.ErrInvalid)
+}
+
+// LocalError is a failure the server reported; it unwraps to the sentinel its code
+// names, so errors.Is classifies it as if the command had failed itself.
+type LocalError struct {
+	Code    string `json:"code"`
+	Message string `json:"error"`
+}
+
+func (e *LocalError) Error() string { return e.Message }
+
+func (e *LocalError) Unwrap() error {
+	switch e.Code {
+	case "query":
+		return graph.ErrQuery
+	case "not_found":
+		return repo.ErrNotFound
+	case "invalid":
+		return repo.ErrInvalid
+	}
+	return nil
+}
+
+func localErrorOf(err error) *LocalError {
+	code := "error"
+	switch {
+	case errors.Is(err, graph.ErrQuery):
+		code = "query"
+	case errors.Is(err, repo.ErrNotFound):
+		code = "not_found"
+	case errors.Is(err, repo.ErrInvalid):
+		code = "invalid"
+	}
+	return &LocalError{Code: code, Message: err.Error()}
+}
+
+// LocalServer answers local queries for one vault.
+type LocalServer struct {
+	v      *Vault
+	log    *slog.Logger
+	path   string
+	secret string
+	srv    *http.Server
+	done   chan struct{}
+}
+
+// StartLocal starts the local endpoint of v and advertises it, unless another
+// running server already answers there (then it returns ErrLocalTaken).
+func StartLocal(ctx context.Context, v *Vault, log *slog.Logger) (*LocalServer, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	path := LocalEndpointPath(v.GitDir())
+	if err := askLocal(ctx, path, Query{Op: "ping"}, nil, 500*time.Millisecond); err == nil {
+		return nil, ErrLocalTaken
+	}
+	var key [32]byte
+	rand.Read(key[:])
+	l := &LocalServer{v: v, log: log, path: path, secret: hex.EncodeToString(key[:]), done: make(chan struct{})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("local endpoint: listen: %w", err)
+	}
+	b, _ := json.Marshal(localEndpoint{PID: os.Getpid(), Addr: ln.Addr().String(), Secret: l.secret, Started: time.Now().UTC()})
+	if err := writePrivateFile(path, b); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("local endpoint: %w", err)
+	}
+	l.srv = &http.Server{Handler: l, ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	go func() {
+		defer close(l.done)
+		if err := l.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("local endpoint stopped", "err", err)
+		}
+	}()
+	return l, nil
+}
+
+// ErrLocalTaken means another running norn serve already answers local queries.
+var ErrLocalTaken = errors.New("another norn serve answers local queries for this vault")
+
+// Close stops answering, waits for queries in flight, and removes the
+// advertisement if it is still this server's.
+func (l *LocalServer) Close() error {
+	err := l.srv.Shutdown(context.Background())
+	<-l.done
+	if ep, rerr := readEndpoint(l.path); rerr == nil && ep.Secret == l.secret {
+		if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("local endpoint: %w", rerr))
+		}
+	}
+	return err
+}
+
+func (l *LocalServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != localQueryPath {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+l.secret)) != 1 {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	var q Query
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, localMaxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		writeLocal(w, http.StatusBadRequest, localErrorOf(fmt.Errorf("local query: %w: %w", repo.ErrInvalid, err)))
+		return
+	}
+	res, err := Answer(r.Context(), l.v, q)
+	if err != nil {
+		writeLocal(w, http.StatusOK, localErrorOf(err))
+		return
+	}
+	writeLocal(w, http.StatusOK, struct {
+		Result any `json:"result"`
+	}{res})
+}
+
+func writeLocal(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
+}
+
+// AskLocal asks the norn serve running on the vault whose git folder is gitDir and
+// decodes its answer into out (for "search", a *SearchResponse, hits included). It
+// returns an error wrapping ErrNoLocalServer when none answers (no advertisement,
+// or a stale one), and a *LocalError when the server answered with a failure.
+func AskLocal(ctx context.Context, gitDir string, q Query, out any) error {
+	return askLocal(ctx, LocalEndpointPath(gitDir), q, out, 0)
+}
+
+func askLocal(ctx context.Context, path string, q Query, out any, timeout time.Duration) error {
+	ep, err := readEndpoint(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoLocalServer, err)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	body, _ := json.Marshal(q)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ep.Addr+localQueryPath, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrNoLocalServer, path, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+ep.Secret)
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Transport: &http.Transport{
+		Proxy:       nil, // loopback only, whatever $HTTP_PROXY says
+		DialContext: (&net.Dialer{Timeout: time.Second}).DialContext,
+	}}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && timeout == 0 {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %s (pid %d): %w", ErrNoLocalServer, ep.Addr, ep.PID, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
+		// Something else listens on that port now (the server died, the port was reused).
+		return fmt.Errorf("%w: %s answers %s", ErrNoLocalServer, ep.Addr, resp.Status)
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		LocalError
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<30)).Decode(&r); err != nil {
+		return fmt.Errorf("local query %s: read answer: %w", q.Op, err)
+	}
+	if r.Code != "" {
+		return &r.LocalError
+	}
+	if out == nil {
+		return nil
+	}
+	if sr, ok := out.(*SearchResponse); ok {
+		a := searchAnswer{Response: sr}
+		if err := json.Unmarshal(r.Result, &a); err != nil {
+			return fmt.Errorf("local query %s: decode answer: %w", q.Op, err)
+		}
+		sr.Hits, sr.Via = a.Hits, fmt.Sprintf("norn serve (pid %d)", ep.PID)
+		return nil
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("local query %s: decode answer: %w", q.Op, err)
+	}
+	return nil
+}
+
+func readEndpoint(path string) (localEndpoint, error) {
+	var ep localEndpoint
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ep, err
+	}
+	if err := json.Unmarshal(b, &ep); err != nil || ep.Addr == "" || ep.Secret == "" {
+		return ep, fmt.Errorf("%s: not an endpoint advertisement", path)
+	}
+	return ep, nil
+}
+
+// writePrivateFile replaces path with b, mode 0600 (os.CreateTemp's), atomically.
+func writePrivateFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".serve-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

@@ -1,0 +1,158 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// TestLocal_AnswersForTheIndexHolder: a second handle finds the index locked and
+// gets, from the server holding it, exactly the answers that server computes, with
+// failures classified as they would be here.
+func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, map[string]string{
+		"a.md": "---\ntitle: Alpha\ntags: [x]\n---\n# Alpha\n\nBloom filters hash [[b]] twice.\n",
+		"b.md": "# Beta\n\nA count-min sketch is a cousin of the bloom filter. [[a]]\n",
+		"c.md": "# Gamma\n\nNothing links here.\n",
+	})
+	if err := v.Index.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := server.StartLocal(ctx, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := server.LocalEndpointPath(v.GitDir())
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("advertisement: %v %v", fi, err)
+	}
+	other := withoutIndex(t, v)
+	if !other.Index.Locked() || v.Index.Locked() {
+		t.Fatalf("Locked: second handle %v, holder %v", other.Index.Locked(), v.Index.Locked())
+	}
+
+	req := server.SearchRequest{Query: "bloom filter", Limit: 10}
+	var got server.SearchResponse
+	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "search", Search: &req}, &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := v.Index.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Engine != server.EngineBM25 || got.IndexStale || got.Via == "" || got.Total != 2 ||
+		!reflect.DeepEqual(got.Hits, want.Hits) {
+		t.Fatalf("asked search: %+v\nwant hits %+v", got, want.Hits)
+	}
+
+	var st server.Stats
+	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "stats", Limit: 5}, &st); err != nil {
+		t.Fatal(err)
+	}
+	wantSt, err := server.VaultStats(ctx, v, 5, 0)
+	if err != nil || !reflect.DeepEqual(&st, wantSt) {
+		t.Fatalf("asked stats %+v, direct %+v (%v)", st, wantSt, err)
+	}
+	var hubs graph.NodeList
+	wantHubs, err := v.Hubs(ctx, 1, 0)
+	if err != nil || server.AskLocal(ctx, v.GitDir(), server.Query{Op: "hubs", Limit: 1}, &hubs) != nil ||
+		!reflect.DeepEqual(&hubs, wantHubs) || hubs.Total != 2 {
+		t.Fatalf("asked hubs %+v, direct %+v (%v)", hubs, wantHubs, err)
+	}
+
+	for _, c := range []struct {
+		q    server.Query
+		want error
+	}{
+		{server.Query{Op: "links", Note: "nope.md", Limit: 5}, repo.ErrNotFound},
+		{server.Query{Op: "search", Search: &server.SearchRequest{Query: `"unclosed`, Limit: 5}}, graph.ErrQuery},
+		{server.Query{Op: "drop-everything"}, repo.ErrInvalid},
+		{server.Query{Op: "search"}, repo.ErrInvalid},
+	} {
+		var out graph.NodeList
+		err := server.AskLocal(ctx, v.GitDir(), c.q, &out)
+		var le *server.LocalError
+		if !errors.Is(err, c.want) || !errors.As(err, &le) || errors.Is(err, server.ErrNoLocalServer) {
+			t.Errorf("%+v: got %v, want %v", c.q, err, c.want)
+		}
+	}
+
+	// A second server does not take the endpoint over while the first answers.
+	if _, err := server.StartLocal(ctx, other, nil); !errors.Is(err, server.ErrLocalTaken) {
+		t.Fatalf("second StartLocal: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("advertisement left after Close: %v", err)
+	}
+	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "stats", Limit: 5}, &st); !errors.Is(err, server.ErrNoLocalServer) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+// TestLocal_RefusesStrangers: without the secret, or with anything but a query,
+// the endpoint answers nothing; a stale advertisement is replaced.
+func TestLocal_RefusesStrangers(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, map[string]string{"a.md": "# Alpha\n\nsecret words\n"})
+	path := server.LocalEndpointPath(v.GitDir())
+
+	// A server that died left its advertisement: nobody answers there.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	if err := os.WriteFile(path, []byte(`{"pid":1,"addr":"`+dead+`","secret":"s"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "ping"}, nil); !errors.Is(err, server.ErrNoLocalServer) {
+		t.Fatalf("stale advertisement: %v", err)
+	}
+	l, err := server.StartLocal(ctx, v, nil)
+	if err != nil {
+		t.Fatalf("StartLocal over a stale advertisement: %v", err)
+	}
+	defer l.Close()
+	b, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(b), dead) {
+		t.Fatalf("advertisement not replaced: %s %v", b, err)
+	}
+	addr := b[strings.Index(string(b), `"addr":"`)+8:]
+	url := "http://" + string(addr[:strings.IndexByte(string(addr), '"')]) + "/query"
+
+	for _, c := range []struct {
+		name, method, auth, body string
+		want                     int
+	}{
+		{"no token", "POST", "", `{"op":"search","search":{"Query":"secret","Limit":5}}`, http.StatusUnauthorized},
+		{"wrong token", "POST", "Bearer nope", `{"op":"search","search":{"Query":"secret","Limit":5}}`, http.StatusUnauthorized},
+		{"GET", "GET", "", "", http.StatusMethodNotAllowed},
+	} {
+		req, _ := http.NewRequest(c.method, url, strings.NewReader(c.body))
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: %s, want %d", c.name, resp.Status, c.want)
+		}
+	}
+}
