@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -108,6 +109,12 @@ func openPebble(dir string, lock *pebble.Lock, opts Options) (db *pebble.DB, po 
 		CacheSize:          opts.CacheSize,
 		Lock:               lock,
 		MemTableSize:       16 << 20,
+		// pebble's default for a damaged block is Logger.Fatalf (a panic here); the
+		// read that found it also returns a corruption error, which corrupt()
+		// classifies, so a damaged index is rebuilt instead of crashing the process.
+		EventListener: &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+			opts.Logger.Error("index damaged", "file", info.Path, "err", firstLine(info.Details))
+		}},
 	}
 	po.EnsureDefaults()
 	db, err = pebble.Open(dir, po)
@@ -344,9 +351,16 @@ func corrupt(err error) error {
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case resourceShortage(err):
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: %s", ErrUnavailable, firstLine(err))
 	}
-	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	return fmt.Errorf("%w: %s", ErrCorrupt, firstLine(err))
+}
+
+// firstLine is err's message up to its first newline: pebble's corruption errors
+// carry detail lines that do not belong in a one-line answer or label.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 // resourceShortage reports whether err is the system running short of something

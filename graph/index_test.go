@@ -320,6 +320,94 @@ func TestOpen_Corrupt(t *testing.T) {
 	}
 }
 
+// TestIndex_DamagedBlock: bytes flipped inside a table's blocks (a checksum
+// mismatch pebble finds when it reads the block) make Open or the read that meets
+// them fail with ErrCorrupt; nothing panics (pebble's default for a damaged block is
+// Logger.Fatalf), and Close still works.
+func TestIndex_DamagedBlock(t *testing.T) {
+	ctx := context.Background()
+	pristine := t.TempDir()
+	ix, err := graph.Open(pristine, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough notes that the postings fill many blocks, most of them read only by
+	// the searches for their words.
+	rng := rand.New(rand.NewPCG(7, 7))
+	notes := map[string]string{}
+	for i := range 600 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Note %d\n\n", i)
+		for range 60 {
+			fmt.Fprintf(&b, "w%d ", rng.IntN(2000))
+		}
+		notes[fmt.Sprintf("n/%03d.md", i)] = b.String()
+	}
+	if err := ix.Rebuild(ctx, "c1", seq(mkDocs(t, notes)), nil); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	tables, _ := filepath.Glob(filepath.Join(pristine, "*.sst"))
+	if len(tables) == 0 {
+		t.Fatal("no tables")
+	}
+	var queries []string // every word, 50 to a query
+	for w := 0; w < 2000; w += 50 {
+		var q []string
+		for i := w; i < w+50; i++ {
+			q = append(q, fmt.Sprintf("w%d", i))
+		}
+		queries = append(queries, strings.Join(q, " "))
+	}
+	failed := 0
+	for _, table := range tables {
+		for _, at := range []float64{0.01, 0.3, 0.6} {
+			t.Run(fmt.Sprintf("%s@%.2f", filepath.Base(table), at), func(t *testing.T) {
+				dir := t.TempDir()
+				if err := os.CopyFS(dir, os.DirFS(pristine)); err != nil {
+					t.Fatal(err)
+				}
+				f := filepath.Join(dir, filepath.Base(table))
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				off := int(at * float64(len(b)))
+				b[off] ^= 0xAA
+				b[off+1] ^= 0x55
+				if err := os.WriteFile(f, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ix, err := graph.Open(dir, graph.Options{})
+				if err != nil {
+					if !errors.Is(err, graph.ErrCorrupt) {
+						t.Fatalf("open: %v, want ErrCorrupt", err)
+					}
+					failed++
+					return
+				}
+				defer func() {
+					if err := ix.Close(); err != nil {
+						t.Errorf("close: %v", err)
+					}
+				}()
+				for _, q := range queries {
+					if _, err := ix.Search(ctx, q, graph.SearchOptions{Limit: 100}); err != nil {
+						if !errors.Is(err, graph.ErrCorrupt) {
+							t.Fatalf("search %q: %v, want ErrCorrupt", q, err)
+						}
+						failed++
+						return
+					}
+				}
+			})
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no damage was found: the test damaged nothing that is read")
+	}
+}
+
 // TestIndex_Concurrent searches from several goroutines while updates and a
 // rebuild run (meaningful under -race): every search sees a whole state.
 func TestIndex_Concurrent(t *testing.T) {

@@ -541,6 +541,9 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		if err != nil && !errors.Is(err, graph.ErrQuery) && ctx.Err() == nil {
 			x.checked(ix, err)
 			problem = fmt.Sprintf("index failed: %v", err)
+			if errors.Is(err, graph.ErrCorrupt) {
+				problem += "; rebuilding"
+			}
 			res, err = nil, nil
 		}
 		if res != nil {
