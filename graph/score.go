@@ -574,24 +574,39 @@ func containsSorted(xs []uint32, x uint32) bool {
 // when withPos.
 func (se *searcher) eachPosting(term string, withPos bool, fn func(p *posting, ps []uint32)) error {
 	if !withPos {
-		return se.eachPostingOf(term, nil, fn)
+		return se.eachPostingOf(term, false, nil, fn)
 	}
-	return se.eachPostingOf(term, func(uint32) bool { return true }, fn)
+	return se.eachPostingOf(term, false, func(uint32) bool { return true }, fn)
 }
 
-// eachPostingOf calls fn for the postings of term (exact); it decodes positions
-// for the docs want accepts and passes the others only when want is nil.
-func (se *searcher) eachPostingOf(term string, want func(uint32) bool, fn func(p *posting, ps []uint32)) error {
-	lo, hi := termRange(term, false)
+// eachPostingOf calls fn for the postings of term (exact) or, with prefix, also of
+// the terms it is a prefix of that scoring expands it to (no filter terms, at most
+// maxExpansions of them); it decodes positions for the docs want accepts and
+// passes the others only when want is nil.
+func (se *searcher) eachPostingOf(term string, prefix bool, want func(uint32) bool, fn func(p *posting, ps []uint32)) error {
+	lo, hi := termRange(term, prefix)
 	it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return corrupt(err)
 	}
 	var br blockReader
+	var lastTerm []byte
+	expansions := 0
 	for ok := it.First(); ok; ok = it.Next() {
-		_, _, okk := parseTermKey(it.Key())
+		t, _, okk := parseTermKey(it.Key())
 		if !okk {
 			continue
+		}
+		if prefix && string(t) != term {
+			if strings.ContainsAny(string(t), "=#") {
+				continue
+			}
+			if string(t) != string(lastTerm) {
+				if expansions++; expansions > maxExpansions {
+					break
+				}
+				lastTerm = append(lastTerm[:0], t...)
+			}
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
@@ -715,7 +730,7 @@ func (se *searcher) matchErr(m matcher, n int) (docSet, error) {
 			return nil, err
 		}
 	case m.term != "":
-		err := se.eachPosting(m.term, false, func(p *posting, _ []uint32) {
+		err := se.eachPostingOf(m.term, m.prefix && se.w.Prefix > 0, nil, func(p *posting, _ []uint32) {
 			if p.mask&^(1<<fieldMeta) != 0 {
 				s.add(p.doc)
 			}

@@ -162,8 +162,13 @@ type phrasePlan struct {
 }
 
 // matcher is one filter: a term, a phrase, a tag or a folder.
+// prefixMinLen is the shortest term (in bytes, after stemming) that also matches
+// the terms it is a prefix of.
+const prefixMinLen = 4
+
 type matcher struct {
-	term   string // exact term in any scored field (a required/excluded word)
+	term   string // a term in any scored field (a required/excluded word)
+	prefix bool   // term also matches the terms it is a prefix of (a bare word of 4+ characters, as scored)
 	phrase *phrasePlan
 	tag    string // "#tag" meta term
 	folder string
@@ -187,7 +192,7 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 			return
 		}
 		wordIdx[t] = len(pl.words)
-		pl.words = append(pl.words, wordPlan{term: t, prefix: len(t) >= 4, qtf: 1, label: lab})
+		pl.words = append(pl.words, wordPlan{term: t, prefix: len(t) >= prefixMinLen, qtf: 1, label: lab})
 	}
 	st := a.newStemmer()
 	analyse := func(s string) (terms []string, offs []uint32) {
@@ -232,7 +237,7 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 				}
 			}
 			if len(terms) == 1 {
-				m.term = terms[0]
+				m.term, m.prefix = terms[0], len(terms[0]) >= prefixMinLen
 			} else {
 				m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1}
 			}

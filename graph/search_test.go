@@ -37,6 +37,9 @@ func TestIndex_Search(t *testing.T) {
 		{q: `"quick brown"`, want: []string{"tech/phrases.md"}},                                                 // order matters
 		{q: `"brown quick"`, want: []string{"tech/reversed.md"}},
 		{q: "bloom -probabilistic", never: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}},
+		{q: "bloom -prob", never: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}}, // an exclusion matches as the word does: prefixes too
+		{q: "+prob", want: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}},        // and so does a required word
+		{q: `+"prob"`, want: []string{}},                                                     // a phrase is exact
 		{q: "tag:data-structures", want: []string{"tech/bloom-filters.md", "tech/count-min-sketch.md", "archive/old-bloom.md"}},
 		{q: "tag:#Hashing", want: []string{"tech/bloom-filters.md", "tech/hashing/consistent-hashing.md"}}, // nested tags match their parent
 		{q: "tag:hashing/distributed", want: []string{"tech/hashing/consistent-hashing.md"}},
