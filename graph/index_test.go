@@ -346,6 +346,9 @@ func TestIndex_DamagedBlock(t *testing.T) {
 	if err := ix.Rebuild(ctx, "c1", seq(mkDocs(t, notes)), nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := ix.Verify(ctx); err != nil {
+		t.Fatalf("verify a sound index: %v", err)
+	}
 	ix.Close()
 	tables, _ := filepath.Glob(filepath.Join(pristine, "*.sst"))
 	if len(tables) == 0 {
@@ -391,6 +394,9 @@ func TestIndex_DamagedBlock(t *testing.T) {
 						t.Errorf("close: %v", err)
 					}
 				}()
+				if err := ix.Verify(ctx); !errors.Is(err, graph.ErrCorrupt) {
+					t.Errorf("verify: %v, want ErrCorrupt", err)
+				}
 				for _, q := range queries {
 					if _, err := ix.Search(ctx, q, graph.SearchOptions{Limit: 100}); err != nil {
 						if !errors.Is(err, graph.ErrCorrupt) {

@@ -256,6 +256,20 @@ func (x *Indexer) Close() error {
 	return nil
 }
 
+// Verify reads the whole index (graph.Index.Verify) and its link graph. Damage
+// starts a rebuild from HEAD, as a search meeting it would, and is returned.
+func (x *Indexer) Verify(ctx context.Context) error {
+	ix, _ := x.index()
+	if ix == nil {
+		return nil
+	}
+	err := ix.Verify(ctx)
+	if err == nil {
+		err = ix.LoadLinks()
+	}
+	return x.checked(ix, err)
+}
+
 // problemLocked is the problem of an index another process holds.
 const problemLocked = "index locked by another process"
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
 
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
 )
@@ -115,8 +117,19 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	x := openIndexer(ctx, e, g, v, settings)
 	commit, problem := x.Status()
+	verr := x.Verify(ctx) // damage starts a rebuild, which Close waits for
 	x.Close()
 	switch {
+	case errors.Is(verr, graph.ErrCorrupt):
+		after := openIndexer(ctx, e, g, v, settings)
+		if c, p := after.Status(); p == "" && c == string(v.Head()) {
+			add("index", "warn", fmt.Sprintf("was damaged (%v): rebuilt from HEAD", verr))
+		} else {
+			add("index", "fail", fmt.Sprintf("damaged (%v); rebuilding it failed: %s (`norn reindex` retries)", verr, p))
+		}
+		after.Close()
+	case verr != nil:
+		add("index", "warn", fmt.Sprintf("could not be read through: %v", verr))
 	case problem != "":
 		add("index", "warn", problem+" (searches scan meanwhile; `norn reindex` repairs)")
 	case commit == "":

@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,5 +70,51 @@ func TestCLI_Search(t *testing.T) {
 	}
 	if out := mustCLI(t, dir, "", "reindex"); !strings.Contains(out, "index rebuilt") {
 		t.Fatalf("reindex: %s", out)
+	}
+}
+
+// TestCLI_DoctorFindsDamagedIndex: a damaged block that opening the index does not
+// read is found by doctor (which reads the whole index), and the index is rebuilt.
+func TestCLI_DoctorFindsDamagedIndex(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Note %d\n\n", i)
+		for range 80 {
+			fmt.Fprintf(&b, "w%d ", rng.IntN(3000))
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%03d.md", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCLI(t, dir, "", "init")
+	mustCLI(t, dir, "", "reindex")
+	if out := mustCLI(t, dir, "", "doctor"); !strings.Contains(out, "ok    index: at HEAD") {
+		t.Fatalf("doctor on a sound index:\n%s", out)
+	}
+	tables, _ := filepath.Glob(filepath.Join(dir, ".git", "norn", "index", "*.sst"))
+	biggest, size := "", int64(0)
+	for _, f := range tables {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
+			biggest, size = f, fi.Size()
+		}
+	}
+	b, err := os.ReadFile(biggest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xAA
+	if err := os.WriteFile(biggest, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustCLI(t, dir, "", "doctor"); !strings.Contains(out, "index: was damaged") || !strings.Contains(out, "rebuilt from HEAD") {
+		t.Fatalf("doctor on a damaged index:\n%s", out)
+	}
+	if out := mustCLI(t, dir, "", "doctor"); !strings.Contains(out, "ok    index: at HEAD") {
+		t.Fatalf("doctor after the repair:\n%s", out)
+	}
+	if r := decode(t, mustCLI(t, dir, "", "search", "w7", "--json")); r["engine"] != "bm25" {
+		t.Fatalf("search after the repair: %v", r)
 	}
 }
