@@ -15,7 +15,7 @@ import (
 )
 
 // Read returns a note's bytes and revision at HEAD (at == "") or at any commit-ish
-// at names: a full or abbreviated commit id, a branch, or HEAD~N. A missing note is
+// at names (the forms ResolveCommit accepts). A missing note is
 // ErrNotFound.
 func (v *Vault) Read(ctx context.Context, p note.Path, at string) (*Blob, error) {
 	snap, err := v.at(at)
@@ -160,8 +160,14 @@ func (v *Vault) at(at string) (*snapshot, error) {
 	return &snapshot{commit: id, root: root}, nil
 }
 
-// ResolveCommit turns a commit-ish (full or abbreviated id, branch, HEAD~N) into a
-// commit id.
+// ResolveCommit turns a commit-ish into a commit id. It accepts only these forms
+// (see docs/cli.md): a commit id, full or abbreviated to 4 or more hex digits; a
+// branch name (refs/heads/NAME); HEAD; each optionally followed by a chain of ~N
+// (the Nth first-parent ancestor, ~ alone is ~1) and ^N (the Nth parent, ^ alone is
+// ^1, ^0 the commit itself), e.g. HEAD~2, main^2~1. Anything else git's revision
+// syntax has (REV^{/regex}, REV:path, REV@{n}, A..B, …) is ErrInvalid: some of it
+// searches or reads beyond the commit named. A well-formed commit-ish that names
+// nothing is ErrNotFound.
 func (v *Vault) ResolveCommit(at string) (hash, error) {
 	if id, ok := parseHash(at); ok {
 		if _, err := v.readCommit(id); err != nil {
@@ -172,20 +178,179 @@ func (v *Vault) ResolveCommit(at string) (hash, error) {
 		}
 		return id, nil
 	}
-	if strings.ContainsAny(at, " \t\n\x00") || at == "" || len(at) > 256 {
-		return zeroHash, invalidf("%q is not a commit", at)
+	base, steps, err := parseCommitish(at)
+	if err != nil {
+		return zeroHash, err
 	}
+	id, err := v.resolveBase(base)
+	if err != nil {
+		return zeroHash, err
+	}
+	for _, st := range steps {
+		c, err := v.readCommit(id)
+		if err != nil {
+			return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
+		}
+		switch {
+		case st.parent && st.n == 0:
+		case st.parent:
+			if st.n > len(c.parents) {
+				return zeroHash, notFoundf("no commit %s: a commit on the way has %d parent(s)", at, len(c.parents))
+			}
+			id = c.parents[st.n-1]
+		default:
+			for i := 0; i < st.n; i++ {
+				if len(c.parents) == 0 {
+					return zeroHash, notFoundf("no commit %s: history is shorter", at)
+				}
+				id = c.parents[0]
+				if i+1 < st.n {
+					if c, err = v.readCommit(id); err != nil {
+						return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
+					}
+				}
+			}
+		}
+	}
+	if _, err := v.readCommit(id); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return zeroHash, notFoundf("no commit %s", at)
+		}
+		return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
+	}
+	return id, nil
+}
+
+// commitStep is one ~N (first parent, n times) or ^N (parent n) of a commit-ish.
+type commitStep struct {
+	parent bool
+	n      int
+}
+
+// maxCommitStep bounds N in ~N and ^N.
+const maxCommitStep = 1 << 20
+
+// parseCommitish splits a commit-ish of the forms ResolveCommit accepts into its
+// base (hex, HEAD or a branch name) and its ~N / ^N steps; any other form is
+// ErrInvalid.
+func parseCommitish(at string) (string, []commitStep, error) {
+	bad := func(why string) error {
+		return invalidf("%q is not a commit Norn accepts (%s): give a commit id (full, or abbreviated to 4+ hex digits), a branch name or HEAD, optionally followed by ~N or ^N (e.g. HEAD~2, main^2)", at, why)
+	}
+	if at == "" {
+		return "", nil, bad("empty")
+	}
+	if len(at) > 256 {
+		return "", nil, bad("too long")
+	}
+	i := strings.IndexAny(at, "~^")
+	if i < 0 {
+		i = len(at)
+	}
+	base, rest := at[:i], at[i:]
+	if err := checkCommitBase(base); err != "" {
+		return "", nil, bad(err)
+	}
+	var steps []commitStep
+	for rest != "" {
+		st := commitStep{parent: rest[0] == '^'}
+		rest = rest[1:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		st.n = 1
+		if j > 0 {
+			if j > 7 {
+				return "", nil, bad("a step count over " + fmt.Sprint(maxCommitStep))
+			}
+			n := 0
+			for _, d := range rest[:j] {
+				n = n*10 + int(d-'0')
+			}
+			if n > maxCommitStep {
+				return "", nil, bad("a step count over " + fmt.Sprint(maxCommitStep))
+			}
+			st.n = n
+		}
+		rest = rest[j:]
+		if rest != "" && rest[0] != '~' && rest[0] != '^' {
+			return "", nil, bad(fmt.Sprintf("%q after a ~ or ^", rest[:1]))
+		}
+		steps = append(steps, st)
+	}
+	return base, steps, nil
+}
+
+// checkCommitBase says what is wrong with the base of a commit-ish ("" when it is
+// HEAD, hex, or a branch name git allows).
+func checkCommitBase(b string) string {
+	switch {
+	case b == "":
+		return "no commit before the ~ or ^"
+	case b == "HEAD", isHex(b):
+		return ""
+	case b == "@":
+		return "@ is not accepted, use HEAD"
+	case strings.Contains(b, ".."):
+		return "ranges (..) are not accepted"
+	case strings.Contains(b, "@{"):
+		return "reflog forms (@{…}) are not accepted"
+	case strings.HasPrefix(b, "-"), strings.HasPrefix(b, "/"), strings.HasSuffix(b, "/"),
+		strings.HasSuffix(b, "."), strings.Contains(b, "//"), strings.Contains(b, "/."),
+		strings.HasPrefix(b, "."), strings.HasSuffix(b, ".lock"), strings.Contains(b, ".lock/"):
+		return "not a branch name"
+	}
+	for _, r := range b {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" :?*[\\{}", r) {
+			return fmt.Sprintf("%q is not accepted", r)
+		}
+	}
+	return ""
+}
+
+// isHex reports whether s is 4 to 40 lowercase or uppercase hex digits.
+func isHex(s string) bool {
+	if len(s) < 4 || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveBase resolves HEAD, a (possibly abbreviated) commit id or a branch name
+// (refs/heads/NAME) to a commit id. Hex is tried as an id first, then as a branch,
+// as git does.
+func (v *Vault) resolveBase(b string) (hash, error) {
 	g := v.objs.lockGit()
 	defer v.objs.mu.Unlock()
 	r, err := git.Open(g, nil)
 	if err != nil {
-		return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
+		return zeroHash, fmt.Errorf("resolve %s: %w", b, err)
 	}
-	h, err := r.ResolveRevision(plumbing.Revision(at))
+	if b == "HEAD" {
+		ref, err := r.Reference(plumbing.HEAD, true)
+		if err != nil {
+			return zeroHash, notFoundf("no commit HEAD (the branch has no commits)")
+		}
+		return hash(ref.Hash()), nil
+	}
+	if isHex(b) {
+		// A pure-hex revision is one Ref to go-git: an id prefix, then ref names.
+		if h, err := r.ResolveRevision(plumbing.Revision(b)); err == nil {
+			return hash(*h), nil
+		}
+	}
+	ref, err := r.Reference(plumbing.NewBranchReferenceName(b), true)
 	if err != nil {
-		return zeroHash, notFoundf("no commit %s", at)
+		return zeroHash, notFoundf("no commit or branch %s", b)
 	}
-	return hash(*h), nil
+	return hash(ref.Hash()), nil
 }
 
 // Commit returns one commit.

@@ -168,3 +168,50 @@ func TestMCP_NamesResolveWithoutHiddenNotes(t *testing.T) {
 		t.Fatalf("trusted link_notes to an ambiguous name: %s", te.Message)
 	}
 }
+
+// TestMCP_CommitishCannotSearchHistory: read_note's at and diff's from/to take
+// only the documented commit-ish forms. A message search (REV^{/regex}) would find
+// the subject history redacts for a commit touching a private note, one guess at
+// a time; it is refused as invalid_input, the same whether it would match or not,
+// and so is REV:path.
+func TestMCP_CommitishCannotSearchHistory(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, true)
+	tc, tctx := e.connect(&mcpTrusted, true)
+	mustCall(t, tc, tctx, "edit_note", map[string]any{"path": "tech/secret.md", "op": "append", "content": "new key",
+		"expected_revision": string(v.Revision("tech/secret.md")), "message": "rotate vault key to 7"}, nil)
+	mustCall(t, tc, tctx, "edit_note", map[string]any{"path": "tech/cms.md", "op": "append", "content": "more",
+		"expected_revision": string(v.Revision("tech/cms.md"))}, nil)
+	var h server.HistoryResult
+	mustCall(t, c, ctx, "history", map[string]any{"limit": 2}, &h)
+	if !h.Commits[1].Redacted || strings.Contains(h.Commits[1].Subject, "rotate") {
+		t.Fatalf("history does not redact the private commit: %+v", h.Commits[1])
+	}
+	var msgs []string
+	for _, guess := range []string{"7", "8"} {
+		at := "HEAD^{/rotate.vault.key.to." + guess + "}"
+		te := wantError(t, c, ctx, "read_note", map[string]any{"path": "README.md", "at": at}, server.CodeInvalidInput, server.ClassFixInput)
+		msgs = append(msgs, strings.ReplaceAll(te.Message, at, "AT"))
+		te = wantError(t, c, ctx, "diff", map[string]any{"from": at}, server.CodeInvalidInput, server.ClassFixInput)
+		msgs = append(msgs, strings.ReplaceAll(te.Message, at, "AT"))
+		te = wantError(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "to": at}, server.CodeInvalidInput, server.ClassFixInput)
+		msgs = append(msgs, strings.ReplaceAll(te.Message, at, "AT"))
+	}
+	if msgs[0] != msgs[3] || msgs[1] != msgs[4] || msgs[2] != msgs[5] {
+		t.Fatalf("a matching and a non-matching message search answer differently: %q", msgs)
+	}
+	wantError(t, c, ctx, "read_note", map[string]any{"path": "README.md", "at": "HEAD:nope.md"}, server.CodeInvalidInput, server.ClassFixInput)
+	wantError(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "to": "HEAD:nope.md"}, server.CodeInvalidInput, server.ClassFixInput)
+
+	// The documented forms still work.
+	var rn server.ReadNoteResult
+	mustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/cms.md", "at": "HEAD~1"}, &rn)
+	if strings.Contains(rn.Content, "more") || string(rn.Commit) != string(h.Commits[1].Commit) {
+		t.Fatalf("read_note at HEAD~1: %+v", rn)
+	}
+	var d server.DiffResult
+	mustCall(t, c, ctx, "diff", map[string]any{"from": "HEAD^", "to": string(v.Head())[:8]}, &d)
+	if len(d.Changes) != 1 || d.Changes[0].Path != "tech/cms.md" {
+		t.Fatalf("diff HEAD^..short id: %+v", d)
+	}
+}

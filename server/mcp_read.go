@@ -353,7 +353,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 type ReadNoteArgs struct {
 	Path     string `json:"path" jsonschema:"the note's path (tech/bloom.md) or its wikilink name (Bloom filters, [[Bloom filters#Heading]])"`
 	Section  string `json:"section,omitempty" jsonschema:"read only the section of this heading (Heading, ## Heading, Parent/Child)"`
-	At       string `json:"at,omitempty" jsonschema:"read the note at this commit (id, HEAD~N, branch) or this revision (blob id) instead of HEAD"`
+	At       string `json:"at,omitempty" jsonschema:"read the note at this commit (id or short id, branch or HEAD, each optionally with ~N / ^N, e.g. HEAD~2) or this revision (blob id) instead of HEAD"`
 	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"read budget in bytes (default 16384, at most 1048576); over it you get the outline"`
 }
 
@@ -841,7 +841,7 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 
 // DiffArgs are diff's arguments.
 type DiffArgs struct {
-	From     string `json:"from" jsonschema:"the older commit (id, HEAD~N, branch)"`
+	From     string `json:"from" jsonschema:"the older commit (id or short id, branch or HEAD, each optionally with ~N / ^N, e.g. HEAD~2)"`
 	To       string `json:"to,omitempty" jsonschema:"the newer commit (default HEAD)"`
 	Path     string `json:"path,omitempty" jsonschema:"also give a unified diff of this note"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"most changes listed (default 100, at most 1000)"`
@@ -865,7 +865,7 @@ type DiffResult struct {
 
 func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResult, error) {
 	if strings.TrimSpace(in.From) == "" {
-		return nil, errInput("from is required: a commit id, HEAD~N or a branch")
+		return nil, errInput("from is required: a commit id, a branch or HEAD, optionally with ~N or ^N (e.g. HEAD~1)")
 	}
 	limit, err := bound("limit", in.Limit, 100, 1000)
 	if err != nil {

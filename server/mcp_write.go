@@ -285,7 +285,7 @@ func concat(parts ...[]byte) []byte {
 // RestoreNoteArgs are restore_note's arguments.
 type RestoreNoteArgs struct {
 	Path     string `json:"path" jsonschema:"where to restore the note (must not exist)"`
-	From     string `json:"from,omitempty" jsonschema:"the commit whose version of path to restore (id, HEAD~N)"`
+	From     string `json:"from,omitempty" jsonschema:"the commit whose version of path to restore (id, branch or HEAD, optionally with ~N / ^N)"`
 	Revision string `json:"revision,omitempty" jsonschema:"or: the blob revision to restore"`
 	Message  string `json:"message,omitempty" jsonschema:"commit subject"`
 	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`

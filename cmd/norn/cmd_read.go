@@ -8,7 +8,7 @@ import (
 
 func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("read", g)
-	at := fs.String("at", "", "read at this commit (id, short id, branch, HEAD~N)")
+	at := fs.String("at", "", "read at this commit (id, short id, branch or HEAD, optionally with ~N / ^N)")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("restore", g)
 	var w writer
 	w.register(fs)
-	from := fs.String("from", "", "a commit (id, short id, HEAD~N) holding the note, or the note's revision (required)")
+	from := fs.String("from", "", "a commit (id, short id, branch or HEAD, optionally with ~N / ^N) holding the note, or the note's revision (required)")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {

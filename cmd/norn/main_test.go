@@ -184,6 +184,17 @@ func TestCLI_Lifecycle(t *testing.T) {
 	if _, _, code := cli(t, dir, "", "read", "tech/bloom-filters.md", "--at", before[:12]); code != exitError {
 		t.Fatalf("read of a path that did not exist then: exit %d", code)
 	}
+	// --at and --from take only the documented commit-ish forms: a message search
+	// or a REV:path is invalid, not resolved.
+	for _, args := range [][]string{{"read", "tech/bloom.md", "--at", "HEAD^{/Bloom}"}, {"read", "tech/bloom.md", "--at", "HEAD:tech/bloom.md"},
+		{"restore", "tech/gone.md", "--from", "HEAD^{/Bloom}", "--dry-run"}} {
+		if out, _, code := cli(t, dir, "", append(args, "--json")...); code != exitError || decode(t, out)["code"] != "invalid" {
+			t.Fatalf("norn %v: exit %d %s, want invalid", args, code, out)
+		}
+	}
+	if got := mustCLI(t, dir, "", "read", "tech/bloom.md", "--at", before[:12]+"^0"); !strings.HasPrefix(got, "---\ntitle: Bloom filters") {
+		t.Fatalf("read --at %s^0: %q", before[:12], got)
+	}
 	// A temp file an interrupted write left (after a power loss, so without the
 	// marker that makes opening the vault remove it): doctor removes it.
 	stray := filepath.Join(dir, "tech", ".norn-tmp-0123456789ab")
