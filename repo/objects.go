@@ -282,6 +282,19 @@ func (s *objectStore) inflateLoose(raw []byte, id hash) (string, []byte, error) 
 	return typ, data, nil
 }
 
+// wrongTypeError is an object read as another type than it is. It matches
+// ErrInvalid.
+type wrongTypeError struct {
+	id        hash
+	typ, want string
+}
+
+func (e *wrongTypeError) Error() string {
+	return fmt.Sprintf("%v: object %s is a %s, not a %s", ErrInvalid, e.id, e.typ, e.want)
+}
+
+func (e *wrongTypeError) Is(target error) bool { return target == ErrInvalid }
+
 // readTyped reads an object and checks its type.
 func (s *objectStore) readTyped(id hash, want string) ([]byte, error) {
 	typ, data, err := s.read(id)
@@ -289,7 +302,7 @@ func (s *objectStore) readTyped(id hash, want string) ([]byte, error) {
 		return nil, err
 	}
 	if typ != want {
-		return nil, fmt.Errorf("%w: object %s is a %s, not a %s", ErrInvalid, id, typ, want)
+		return nil, &wrongTypeError{id: id, typ: typ, want: want}
 	}
 	return data, nil
 }

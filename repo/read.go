@@ -171,7 +171,10 @@ func (v *Vault) at(at string) (*snapshot, error) {
 func (v *Vault) ResolveCommit(at string) (hash, error) {
 	if id, ok := parseHash(at); ok {
 		if _, err := v.readCommit(id); err != nil {
-			if errors.Is(err, ErrNotFound) {
+			// Another object's id (a blob's) names no commit: answering "not a
+			// commit" would say that a blob with that id exists.
+			var wt *wrongTypeError
+			if errors.Is(err, ErrNotFound) || errors.As(err, &wt) {
 				return zeroHash, notFoundf("no commit %s", at)
 			}
 			return zeroHash, err
@@ -213,7 +216,8 @@ func (v *Vault) ResolveCommit(at string) (hash, error) {
 		}
 	}
 	if _, err := v.readCommit(id); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		var wt *wrongTypeError
+		if errors.Is(err, ErrNotFound) || errors.As(err, &wt) {
 			return zeroHash, notFoundf("no commit %s", at)
 		}
 		return zeroHash, fmt.Errorf("resolve %s: %w", at, err)
@@ -434,6 +438,58 @@ func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, erro
 		}
 	}
 	return out, nil
+}
+
+// RevisionWasAt reports whether rev was the blob at path p in some commit reachable
+// from HEAD (HEAD included). It walks the whole history when it was not, reading
+// only the trees on p's path (a tree already looked at is not read again).
+func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (bool, error) {
+	want, ok := parseHash(string(rev))
+	if !ok {
+		return false, invalidf("revision %q is not a 40-character hex id", rev)
+	}
+	if err := ValidPath(string(p)); err != nil {
+		return false, err
+	}
+	if v.Revision(p) == rev {
+		return true, nil
+	}
+	head := v.snap.Load().commit
+	if head.isZero() || want.isZero() { // entryAt answers zero for "absent"
+		return false, nil
+	}
+	seenTree := map[hash]bool{}
+	seen := map[hash]bool{head: true}
+	queue := []hash{head}
+	for len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		id := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		c, err := v.readCommit(id)
+		if err != nil {
+			return false, fmt.Errorf("history of %s: %w", p, err)
+		}
+		for _, pid := range c.parents {
+			if !seen[pid] {
+				seen[pid] = true
+				queue = append(queue, pid)
+			}
+		}
+		if seenTree[c.tree] {
+			continue
+		}
+		seenTree[c.tree] = true
+		got, err := v.entryAt(c.tree, string(p))
+		if err != nil {
+			return false, fmt.Errorf("history of %s: %w", p, err)
+		}
+		if got == want {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // entryAt returns the id of the entry at path p in tree root (zero when absent),

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -62,5 +63,41 @@ func TestVault_ResolveCommit(t *testing.T) {
 	}
 	if _, err := v.Diff(t.Context(), "HEAD~2", "HEAD:a.md"); !errors.Is(err, repo.ErrInvalid) {
 		t.Errorf("Diff to a path: %v", err)
+	}
+}
+
+// TestVault_RevisionWasAt: a blob was at a path when some commit reachable from
+// HEAD had it there, archived or not; a blob elsewhere, a commit's id or nothing
+// was not. A blob's id is no commit: ErrNotFound, as for an id naming nothing.
+func TestVault_RevisionWasAt(t *testing.T) {
+	v := newVault(t, repo.Options{})
+	old := write(t, v, put("a.md", "# A\none\n", "")).Changes[0].Revision
+	cur := write(t, v, put("a.md", "# A\ntwo\n", old)).Changes[0].Revision
+	other := write(t, v, put("dir/b.md", "# B\n", "")).Changes[0].Revision
+	if _, err := v.Apply(t.Context(), repo.Tx{Author: repo.Author{Name: "x"}, Op: repo.OpArchive, Reason: repo.ReasonArchived,
+		Changes: []repo.Change{{Kind: repo.Archive, Path: "dir/b.md", ExpectedRevision: other}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		rev  repo.Revision
+		want bool
+	}{
+		{"a.md", cur, true}, {"a.md", old, true}, {"dir/b.md", other, true},
+		{"a.md", other, false}, {"dir/b.md", old, false}, {"b.md", other, false}, {"dir", other, false},
+		{"a.md", repo.Revision(v.Head()), false}, {"a.md", repo.Revision(strings.Repeat("0", 40)), false},
+	} {
+		got, err := v.RevisionWasAt(t.Context(), note.Path(tc.path), tc.rev)
+		if err != nil || got != tc.want {
+			t.Errorf("RevisionWasAt(%s, %s) = %v, %v; want %v", tc.path, tc.rev, got, err, tc.want)
+		}
+	}
+	if _, err := v.RevisionWasAt(t.Context(), "a.md", "abc"); !errors.Is(err, repo.ErrInvalid) {
+		t.Errorf("a short revision: %v", err)
+	}
+	for _, at := range []string{string(old), strings.Repeat("0", 40)} {
+		if _, err := v.Commit(t.Context(), at); !errors.Is(err, repo.ErrNotFound) {
+			t.Errorf("Commit(%s): %v, want ErrNotFound", at, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -213,5 +214,86 @@ func TestMCP_CommitishCannotSearchHistory(t *testing.T) {
 	mustCall(t, c, ctx, "diff", map[string]any{"from": "HEAD^", "to": string(v.Head())[:8]}, &d)
 	if len(d.Changes) != 1 || d.Changes[0].Path != "tech/cms.md" {
 		t.Fatalf("diff HEAD^..short id: %+v", d)
+	}
+}
+
+// TestMCP_RestoreAndReadTakeOnlyVisibleSources: without the private scope, a
+// blob revision is restored or read only where it was: at that very path in the
+// history, as a note the caller could see there. A private folder's blob copied
+// to (or read at) a public path, a restore from a commit where the path was a
+// private note, and a dry run probing whether some blob exists all answer exactly
+// as a source that does not exist. The private scope restores any blob.
+func TestMCP_RestoreAndReadTakeOnlyVisibleSources(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, true)
+	tc, tctx := e.connect(&mcpTrusted, true)
+	diary, secret, bloom := string(v.Revision("personal-notes/diary.md")), string(v.Revision("tech/secret.md")), string(v.Revision("tech/bloom.md"))
+	fake := strings.Repeat("ab", 20)
+	head := string(v.Head())
+	same := func(tool string, args map[string]any, key, hidden, missing string) {
+		t.Helper()
+		dries := []any{true, false}
+		if tool == "read_note" {
+			dries = []any{nil}
+		}
+		for _, dry := range dries {
+			a, b := maps.Clone(args), maps.Clone(args)
+			a[key], b[key] = hidden, missing
+			if dry != nil {
+				a["dry_run"], b["dry_run"] = dry, dry
+			}
+			h := wantError(t, c, ctx, tool, a, server.CodeNotFound, server.ClassFixInput)
+			m := wantError(t, c, ctx, tool, b, server.CodeNotFound, server.ClassFixInput)
+			if strings.ReplaceAll(h.Message, hidden, missing) != m.Message || strings.ReplaceAll(string(h.Path), hidden, missing) != string(m.Path) {
+				t.Fatalf("%s %v: the hidden source answers %+v, a missing one %+v", tool, a, h, m)
+			}
+			if strings.Contains(h.Message, "zebra") || strings.Contains(h.Message, "Secret plan") {
+				t.Fatalf("%s leaks: %s", tool, h.Message)
+			}
+		}
+	}
+	same("restore_note", map[string]any{"path": "leaked.md"}, "revision", diary, fake)
+	same("restore_note", map[string]any{"path": "leaked.md"}, "revision", secret, fake)
+	same("restore_note", map[string]any{"path": "leaked.md"}, "revision", bloom, fake) // a public blob, but not leaked.md's
+	same("restore_note", map[string]any{"path": "leaked.md"}, "revision", head, fake)  // a commit's id
+	same("read_note", map[string]any{"path": "README.md"}, "at", diary, fake)
+	same("read_note", map[string]any{"path": "README.md"}, "at", string(v.Revision("tech/cms.md")), fake)
+	if string(v.Head()) != head {
+		t.Fatal("a refused restore wrote a commit")
+	}
+	wantError(t, c, ctx, "read_note", map[string]any{"path": "leaked.md"}, server.CodeNotFound, server.ClassFixInput)
+
+	// Private notes archived by someone trusted: restoring them from a commit
+	// where they were is like restoring a path that was never there.
+	mustCall(t, tc, tctx, "archive_note", map[string]any{"path": "personal-notes/diary.md", "reason": "archived"}, nil)
+	mustCall(t, tc, tctx, "archive_note", map[string]any{"path": "tech/secret.md", "reason": "archived"}, nil)
+	same("restore_note", map[string]any{"from": "HEAD~2"}, "path", "personal-notes/diary.md", "personal-notes/nope.md")
+	same("restore_note", map[string]any{"from": "HEAD~2"}, "path", "tech/secret.md", "tech/nopes.md")
+	same("restore_note", map[string]any{"path": "personal-notes/diary.md"}, "revision", diary, fake)
+	same("restore_note", map[string]any{"path": "tech/secret.md"}, "revision", secret, fake)
+	same("read_note", map[string]any{"path": "tech/secret.md"}, "at", secret, fake)
+
+	// What the caller could see comes back: a public note's own old blob, by
+	// revision or from a commit, and read at that revision.
+	mustCall(t, c, ctx, "archive_note", map[string]any{"path": "tech/bloom.md", "reason": "archived"}, nil)
+	var rn server.ReadNoteResult
+	mustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/bloom.md", "at": bloom}, &rn)
+	if string(rn.Revision) != bloom || !strings.Contains(rn.Content, "A set sketch") {
+		t.Fatalf("read_note of a visible old revision: %+v", rn)
+	}
+	var w server.WriteResult
+	mustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/bloom.md", "from": "HEAD~1", "dry_run": true}, &w)
+	if string(w.Revision) != bloom {
+		t.Fatalf("restore from a commit: %+v", w)
+	}
+	mustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/bloom.md", "revision": bloom}, &w)
+	if string(w.Revision) != bloom || string(v.Revision("tech/bloom.md")) != bloom {
+		t.Fatalf("restore of a visible revision: %+v", w)
+	}
+
+	// The private scope restores any blob, anywhere, as before.
+	mustCall(t, tc, tctx, "restore_note", map[string]any{"path": "copy.md", "revision": diary, "dry_run": true}, &w)
+	if string(w.Revision) != diary {
+		t.Fatalf("trusted restore of any blob: %+v", w)
 	}
 }

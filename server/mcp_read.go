@@ -404,7 +404,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	blob, err := t.readAt(ctx, p, in.At)
+	blob, err := t.readAt(ctx, c, p, in.At)
 	if err != nil {
 		if errors.Is(err, repo.ErrNotFound) {
 			return nil, invisibleAt(p, in.At)
@@ -493,11 +493,26 @@ func headingList(n *note.Note, limit int) string {
 	return b.String()
 }
 
-// readAt reads p at HEAD, at a commit-ish, or by revision (a blob id).
-func (t *mcpTools) readAt(ctx context.Context, p note.Path, at string) (*repo.Blob, error) {
-	if len(at) == 40 {
-		if b, err := t.v.ReadRevision(ctx, repo.Revision(at)); err == nil {
-			return &repo.Blob{Path: p, Revision: repo.Revision(at), Content: b}, nil
+// readAt reads p at HEAD, at a commit-ish, or by revision (a blob id). For a
+// caller without the private scope, a revision is read only when it was p's blob
+// in the history reachable from HEAD: a blob id names bytes, not a place, and
+// read at a public path any blob (a private folder's note) would pass as public.
+// Any other id is taken as a commit, which it is not: not found, as for an id
+// that names nothing.
+func (t *mcpTools) readAt(ctx context.Context, c *caller, p note.Path, at string) (*repo.Blob, error) {
+	if isRevision(at) {
+		ok := c.all
+		if !ok {
+			was, err := t.v.RevisionWasAt(ctx, p, repo.Revision(at))
+			if err != nil {
+				return nil, err
+			}
+			ok = was
+		}
+		if ok {
+			if b, err := t.v.ReadRevision(ctx, repo.Revision(at)); err == nil {
+				return &repo.Blob{Path: p, Revision: repo.Revision(at), Content: b}, nil
+			}
 		}
 	}
 	return t.v.Read(ctx, p, at)

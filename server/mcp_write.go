@@ -302,6 +302,9 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if err := c.writable(ctx, p); err != nil {
 		return nil, err
 	}
+	if err := t.restorable(ctx, c, p, in); err != nil {
+		return nil, err
+	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
 		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
 	if err != nil {
@@ -309,6 +312,63 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	}
 	out := writeResult(p, res)
 	return &out, nil
+}
+
+// restorable refuses, for a caller without the private scope, a restore whose
+// source it could not read: bytes that were not at path p itself in the history
+// reachable from HEAD (a blob id names bytes, not a place, so any blob, a private
+// note's included, would otherwise be copied to p), or that were a private note
+// there (a private folder, or private: true). Either answers exactly as a source
+// that does not exist does, so neither a blob's existence nor a private note's
+// past is told. Callers with the private scope restore any blob.
+func (t *mcpTools) restorable(ctx context.Context, c *caller, p note.Path, in RestoreNoteArgs) error {
+	if c.all || t.v.Revision(p) != "" {
+		return nil // an existing (visible) path is a conflict, whatever the source
+	}
+	var b []byte
+	if in.Revision != "" {
+		rev := repo.Revision(in.Revision)
+		if !isRevision(in.Revision) {
+			return nil // Apply refuses a malformed id as invalid_input, as for anyone
+		}
+		was, err := t.v.RevisionWasAt(ctx, p, rev)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
+		if was {
+			if b, err = t.v.ReadRevision(ctx, rev); err != nil && !errors.Is(err, repo.ErrNotFound) {
+				return fmt.Errorf("restore %s: %w", p, err)
+			}
+		}
+		if !was || b == nil || !c.visibleContent(p, b) {
+			return errNotFound(p, "no revision %s of %s in its history: take one from history path=%s or diff", rev, p, p)
+		}
+		return nil
+	}
+	blob, err := t.v.Read(ctx, p, in.From)
+	if errors.Is(err, repo.ErrNotFound) {
+		return invisibleAt(p, in.From)
+	}
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", p, err)
+	}
+	if !c.visibleContent(p, blob.Content) {
+		return invisibleAt(p, in.From)
+	}
+	return nil
+}
+
+// isRevision reports whether s is a 40-character hex object id.
+func isRevision(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // --- capture ---

@@ -168,7 +168,11 @@ func TestMCP_ArchiveAndRestore(t *testing.T) {
 	if te.CurrentRevision != old {
 		t.Fatalf("restore over a note: %+v", te)
 	}
-	mustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/cms-copy.md", "revision": string(old)}, &r)
+	// A blob elsewhere than at its own path: only with the private scope (without
+	// it, a blob may have been a private note's).
+	wantError(t, c, ctx, "restore_note", map[string]any{"path": "tech/cms-copy.md", "revision": string(old)}, server.CodeNotFound, server.ClassFixInput)
+	tc, tctx := e.connect(&mcpTrusted, false)
+	mustCall(t, tc, tctx, "restore_note", map[string]any{"path": "tech/cms-copy.md", "revision": string(old)}, &r)
 	if onDisk(t, v, "tech/cms-copy.md") != mcpFixture["tech/cms.md"] {
 		t.Fatal("restore by revision")
 	}
