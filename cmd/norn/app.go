@@ -152,8 +152,8 @@ type errorJSON struct {
 	Violations []hooks.Violation `json:"violations,omitempty"`
 }
 
-// report maps an error to its exit code and prints it. It is the only place that
-// turns errors into exit codes.
+// report maps an error to its exit code (by classify, the only place that turns
+// errors into exit codes) and prints it, unless the command already printed it.
 func report(e *env, g *globals, c command, err error) int {
 	if err == nil {
 		return exitOK
@@ -164,6 +164,38 @@ func report(e *env, g *globals, c command, err error) int {
 		hr.fs.PrintDefaults()
 		return exitOK
 	}
+	out, code := classify(err)
+	if pe := (*printedError)(nil); errors.As(err, &pe) {
+		return code // the command printed its one JSON document, the error in it
+	}
+	if g.json {
+		json.NewEncoder(e.stdout).Encode(out)
+		return code
+	}
+	if rej := (*hooks.Rejection)(nil); errors.As(err, &rej) {
+		fmt.Fprintf(e.stderr, "norn %s: rejected by the write gates:\n", c.name)
+		for _, v := range rej.Violations {
+			fmt.Fprintf(e.stderr, "  %s\n", v)
+		}
+		return code
+	}
+	fmt.Fprintf(e.stderr, "norn %s: %v\n", c.name, err)
+	if code == exitUsage {
+		fmt.Fprintf(e.stderr, "usage: %s\n", c.usage())
+	}
+	return code
+}
+
+// printedError is an error a command has already printed with --json, inside its
+// one JSON document (a dry run's result with its verdict): report only maps it to
+// its exit code.
+type printedError struct{ err error }
+
+func (e *printedError) Error() string { return e.err.Error() }
+func (e *printedError) Unwrap() error { return e.err }
+
+// classify maps an error to its --json shape and exit code.
+func classify(err error) (errorJSON, int) {
 	out := errorJSON{Error: err.Error(), Code: "error"}
 	code := exitError
 	var ue *usageError
@@ -191,22 +223,7 @@ func report(e *env, g *globals, c command, err error) int {
 	case errors.Is(err, context.Canceled):
 		out.Code = "canceled"
 	}
-	if g.json {
-		json.NewEncoder(e.stdout).Encode(out)
-		return code
-	}
-	if rej != nil {
-		fmt.Fprintf(e.stderr, "norn %s: rejected by the write gates:\n", c.name)
-		for _, v := range rej.Violations {
-			fmt.Fprintf(e.stderr, "  %s\n", v)
-		}
-		return code
-	}
-	fmt.Fprintf(e.stderr, "norn %s: %v\n", c.name, err)
-	if code == exitUsage {
-		fmt.Fprintf(e.stderr, "usage: %s\n", c.usage())
-	}
-	return code
+	return out, code
 }
 
 // parseFlags parses a command's flags, which may come before, between or after its

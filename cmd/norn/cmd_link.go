@@ -83,7 +83,8 @@ func openWired(ctx context.Context, e *env, g *globals) (*server.Vault, error) {
 }
 
 // printMutation prints a mutation's result as JSON with extra top-level fields,
-// and the dry run's verdict; it returns the verdict error.
+// and the dry run's verdict (with the error's fields when it is rejected: one
+// document); it returns the verdict error, marked as printed.
 func printMutation(e *env, res *repo.Result, verdict error, extra map[string]any) error {
 	out := map[string]any{"changes": res.Changes}
 	if res.Changes == nil {
@@ -102,11 +103,24 @@ func printMutation(e *env, res *repo.Result, verdict error, extra map[string]any
 			out["verdict"] = "rejected"
 		}
 	}
+	if verdict != nil {
+		ej, _ := classify(verdict)
+		out["error"], out["code"] = ej.Error, ej.Code
+		if ej.Path != "" {
+			out["path"] = ej.Path
+		}
+		if ej.Current != "" {
+			out["current_revision"] = ej.Current
+		}
+		if ej.Violations != nil {
+			out["violations"] = ej.Violations
+		}
+	}
 	for k, v := range extra {
 		out[k] = v
 	}
 	if err := printJSON(e, out); err != nil {
 		return err
 	}
-	return verdict
+	return printed(verdict)
 }

@@ -23,6 +23,7 @@ func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
 		type out struct {
 			*repo.Result
 			Verdict string `json:"verdict,omitempty"`
+			*errorJSON
 		}
 		o := out{Result: res}
 		if res.DryRun {
@@ -31,10 +32,14 @@ func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
 				o.Verdict = "rejected"
 			}
 		}
+		if verdict != nil {
+			ej, _ := classify(verdict)
+			o.errorJSON = &ej
+		}
 		if err := printJSON(e, o); err != nil {
 			return err
 		}
-		return verdict
+		return printed(verdict)
 	}
 	verb := "committed"
 	if res.DryRun {
@@ -63,6 +68,15 @@ func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
 		fmt.Fprintln(e.stdout, "gates: pass")
 	}
 	return verdict
+}
+
+// printed marks a verdict that is already in the printed JSON document, so that
+// report does not print a second one.
+func printed(verdict error) error {
+	if verdict == nil {
+		return nil
+	}
+	return &printedError{verdict}
 }
 
 func short(r repo.Revision) string {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+// oneJSON decodes s as exactly one JSON document and fails the test if anything
+// but white space follows it.
+func oneJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	var more any
+	if err := dec.Decode(&more); err != io.EOF {
+		t.Fatalf("more than one JSON document on stdout:\n%s", s)
+	}
+	return m
+}
+
+func TestCLI_DryRunRejectedIsOneDocument(t *testing.T) {
+	dir := linkVault(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		rule        string
+	}{
+		{"write", "---\ntitle: [bad\n---\n", []string{"--json", "write", "x.md", "--dry-run"}, "yaml-syntax"},
+		{"link", "", []string{"--json", "link", "tech/bloom.md", "cms", "--type", "similar_to", "--why", why, "--dry-run"}, "edge-type-unknown"},
+	} {
+		out, _, code := cli(t, dir, tc.stdin, tc.args...)
+		if code != exitRejected {
+			t.Errorf("%s: exit %d, want 4\n%s", tc.name, code, out)
+			continue
+		}
+		m := oneJSON(t, out)
+		if m["dry_run"] != true || m["verdict"] != "rejected" || m["code"] != "gate_rejected" || m["error"] == nil || m["changes"] == nil {
+			t.Errorf("%s: %v", tc.name, m)
+		}
+		vs, _ := m["violations"].([]any)
+		if len(vs) == 0 || vs[0].(map[string]any)["rule"] != tc.rule {
+			t.Errorf("%s: violations %v", tc.name, m["violations"])
+		}
+	}
+	// A dry run that passes is unchanged: no error fields.
+	m := oneJSON(t, mustCLI(t, dir, "# Y\n", "--json", "write", "y.md", "--dry-run"))
+	if m["verdict"] != "pass" || m["error"] != nil || m["code"] != nil {
+		t.Errorf("pass: %v", m)
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a dry run moved HEAD")
+	}
+}
