@@ -35,8 +35,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// crashWriter writes until killed, printing "ACK <commit> <path> <revision>" once
-// each write is acknowledged.
+// crashWriter writes until killed. It prints "READY" once the vault is open,
+// "ACK <commit> <path> <revision>" once each write is acknowledged, and
+// "FAIL <error>" for the first few writes that fail. Half its writes overwrite one
+// of 20 notes per writer goroutine, half create or overwrite one of 1,000, so
+// that writes spread over the index across trials, however few fit in each.
 func crashWriter(dir string) {
 	ctx := context.Background()
 	v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
@@ -45,21 +48,33 @@ func crashWriter(dir string) {
 		os.Exit(1)
 	}
 	out := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(out, "READY")
+	out.Flush()
 	var mu sync.Mutex
+	fails := 0
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w)))
 			for i := 0; ; i++ {
 				p := note.Path(fmt.Sprintf("d%d/n%d.md", w, i%20))
+				if i%2 == 1 {
+					p = note.Path(fmt.Sprintf("d%d/m%03d.md", w, rng.IntN(1000)))
+				}
 				content := strings.Repeat(fmt.Sprintf("writer %d write %d\n", w, i), 50)
 				res, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: fmt.Sprintf("w%d", w)}, Op: repo.OpWrite,
 					Changes: []repo.Change{put(string(p), content, v.Revision(p))}})
+				mu.Lock()
 				if err != nil {
+					if fails++; fails <= 5 {
+						fmt.Fprintf(out, "FAIL %v\n", err)
+						out.Flush()
+					}
+					mu.Unlock()
 					continue
 				}
-				mu.Lock()
 				fmt.Fprintf(out, "ACK %s %s %s\n", res.Commit, p, res.Changes[0].Revision)
 				out.Flush()
 				mu.Unlock()
@@ -79,7 +94,7 @@ func TestVault_CrashSafety(t *testing.T) {
 	v := newVault(t, repo.Options{})
 	dir := v.Dir()
 	v.Close()
-	crashTrials(t, dir, 50, 42, 80*time.Millisecond)
+	crashTrials(t, dir, 50, 42)
 }
 
 // TestVault_CrashSafetySplitIndex is the crash test on a vault of 1,200 notes, whose
@@ -96,7 +111,7 @@ func TestVault_CrashSafetySplitIndex(t *testing.T) {
 	// A new shared index is written every few dozen writes; on a loaded machine
 	// fewer writes fit in the trials, so run more rounds (bounded) until one was.
 	for round := range 3 {
-		crashTrials(t, dir, 50, 43+uint64(round), 250*time.Millisecond)
+		crashTrials(t, dir, 50, 43+uint64(round))
 		if sharedIndexNames(t, dir) != before {
 			return
 		}
@@ -104,11 +119,15 @@ func TestVault_CrashSafetySplitIndex(t *testing.T) {
 	t.Fatal("no new shared index was written: the test never crashed around one")
 }
 
-// crashTrials runs the writer and kills it trials times, each after at least
-// minDelay (opening a big vault takes a while) and up to 400 ms more.
-func crashTrials(t *testing.T, dir string, trials int, seed uint64, minDelay time.Duration) {
+// crashTrials runs the writer and kills it trials times: one trial in four at a
+// random moment up to 400 ms after it starts (opening and recovering included),
+// the others once it has acknowledged 0–7 writes, up to 100 ms later. Counting
+// acknowledgements rather than time keeps writes in flight at the kill on a
+// loaded machine too.
+func crashTrials(t *testing.T, dir string, trials int, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	totalAcks := 0
+	var fails []string
 	for trial := range trials {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
@@ -119,19 +138,43 @@ func crashTrials(t *testing.T, dir string, trials int, seed uint64, minDelay tim
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		var acks []string
+		var acks, other []string
+		ready := make(chan struct{})
+		acked := make(chan struct{}, 1024)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
-				acks = append(acks, sc.Text())
+				switch l := sc.Text(); {
+				case l == "READY":
+					close(ready)
+				case strings.HasPrefix(l, "ACK "):
+					acks = append(acks, l)
+					select {
+					case acked <- struct{}{}:
+					default:
+					}
+				default:
+					other = append(other, l)
+				}
 			}
 		}()
-		time.Sleep(minDelay + time.Duration(rng.IntN(400))*time.Millisecond)
+		if rng.IntN(4) == 0 {
+			time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+		} else {
+			waitAcks(ready, acked, done, rng.IntN(8))
+			time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
+		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 		cmd.Wait()
+		for _, l := range other {
+			if !strings.HasPrefix(l, "FAIL ") {
+				t.Fatalf("trial %d: writer said %q", trial, l)
+			}
+			fails = append(fails, l)
+		}
 		totalAcks += len(acks)
 
 		// No working-tree file may hold bytes that are not a complete blob.
@@ -148,7 +191,7 @@ func crashTrials(t *testing.T, dir string, trials int, seed uint64, minDelay tim
 		}
 		for _, a := range acks {
 			f := strings.Fields(a)
-			if len(f) != 4 || f[0] != "ACK" {
+			if len(f) != 4 {
 				t.Fatalf("trial %d: writer said %q", trial, a)
 			}
 			if !history[f[1]] {
@@ -161,9 +204,31 @@ func crashTrials(t *testing.T, dir string, trials int, seed uint64, minDelay tim
 		v2.Close()
 	}
 	if totalAcks == 0 {
-		t.Fatal("the writer never acknowledged a write")
+		t.Fatalf("the writer never acknowledged a write; failures: %q", fails[:min(len(fails), 5)])
 	}
-	t.Logf("%d trials, %d acknowledged writes", trials, totalAcks)
+	t.Logf("%d trials, %d acknowledged writes, %d failed writes reported", trials, totalAcks, len(fails))
+}
+
+// waitAcks waits for the writer to say READY and then to acknowledge n writes, for
+// at most a minute, or until it exits.
+func waitAcks(ready, acked, done <-chan struct{}, n int) {
+	timeout := time.After(time.Minute)
+	select {
+	case <-ready:
+	case <-done:
+		return
+	case <-timeout:
+		return
+	}
+	for range n {
+		select {
+		case <-acked:
+		case <-done:
+			return
+		case <-timeout:
+			return
+		}
+	}
 }
 
 // checkNoTornFiles asserts every note in the working tree is a blob git has.
