@@ -273,8 +273,9 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 		return fmt.Errorf("%w: %s (pid %d): %w", ErrNoLocalServer, ep.Addr, ep.PID, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
-		// Something else listens on that port now (the server died, the port was reused).
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
+		// Something else listens on that port now (the server died, the port was
+		// reused): a norn serve answers a query with 200, or 400 and a LocalError.
 		return fmt.Errorf("%w: %s answers %s", ErrNoLocalServer, ep.Addr, resp.Status)
 	}
 	var r struct {
@@ -282,6 +283,9 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 		LocalError
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<30)).Decode(&r); err != nil {
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%w: %s answers %s, not a norn serve answer", ErrNoLocalServer, ep.Addr, resp.Status)
+		}
 		return fmt.Errorf("local query %s: read answer: %w", q.Op, err)
 	}
 	if r.Code != "" {
@@ -312,6 +316,11 @@ func readEndpoint(path string) (localEndpoint, error) {
 	}
 	if err := json.Unmarshal(b, &ep); err != nil || ep.Addr == "" || ep.Secret == "" {
 		return ep, fmt.Errorf("%s: not an endpoint advertisement", path)
+	}
+	// The secret goes only to this machine's loopback, whatever the file says.
+	host, _, err := net.SplitHostPort(ep.Addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return ep, fmt.Errorf("%s: address %q is not a loopback address", path, ep.Addr)
 	}
 	return ep, nil
 }

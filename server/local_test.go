@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
@@ -122,6 +123,36 @@ func TestLocal_RefusesStrangers(t *testing.T) {
 	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "ping"}, nil); !errors.Is(err, server.ErrNoLocalServer) {
 		t.Fatalf("stale advertisement: %v", err)
 	}
+	// An advertisement pointing off this machine's loopback is not followed (the
+	// secret would go there), nor is one whose port another program now holds.
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "<html>not norn</html>", http.StatusMethodNotAllowed)
+	}))
+	defer foreign.Close()
+	addrs := []string{"example.com:80", foreign.Listener.Addr().String()}
+	if ip := nonLoopbackIP(t); ip != "" {
+		// A listener on this machine's own network address: it must never see the secret.
+		off, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		offSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			t.Errorf("the secret went to a non-loopback address: %q", r.Header.Get("Authorization"))
+		}))
+		offSrv.Listener.Close()
+		offSrv.Listener = off
+		offSrv.Start()
+		defer offSrv.Close()
+		addrs = append(addrs, off.Addr().String())
+	}
+	for _, addr := range addrs {
+		if err := os.WriteFile(path, []byte(`{"pid":1,"addr":"`+addr+`","secret":"s"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "ping"}, nil); !errors.Is(err, server.ErrNoLocalServer) {
+			t.Errorf("advertisement of %s: %v", addr, err)
+		}
+	}
 	l, err := server.StartLocal(ctx, v, nil)
 	if err != nil {
 		t.Fatalf("StartLocal over a stale advertisement: %v", err)
@@ -155,4 +186,21 @@ func TestLocal_RefusesStrangers(t *testing.T) {
 			t.Errorf("%s: %s, want %d", c.name, resp.Status, c.want)
 		}
 	}
+}
+
+// nonLoopbackIP is an address of this machine's other than loopback, or "" (the
+// test then cannot show that such an address is refused).
+func nonLoopbackIP(t *testing.T) string {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Logf("no interface addresses: %v", err)
+		return ""
+	}
+	for _, a := range as {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	t.Log("no non-loopback IPv4 address: the off-machine advertisement case is not exercised")
+	return ""
 }
