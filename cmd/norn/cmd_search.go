@@ -139,7 +139,7 @@ func printHits(e *env, resp *server.SearchResponse) {
 	if resp.Via != "" {
 		via = " via " + resp.Via
 	}
-	fmt.Fprintf(e.stdout, "%d results (%s%s, %.1f ms%s)\n", resp.Total, resp.Engine, via, resp.TookMS, stale)
+	fmt.Fprintf(e.stdout, "%s (%s%s, %.1f ms%s)\n", plural(resp.Total, "result"), resp.Engine, via, resp.TookMS, stale)
 	for _, h := range resp.Hits {
 		fmt.Fprintf(e.stdout, "\n%s:%d  %s  (%.2f)\n", h.Path, h.Line, h.Title, h.Score)
 		if h.Section != "" {
