@@ -27,7 +27,7 @@ func TestCLI_Search(t *testing.T) {
 	}
 	// A write made after the index was built is found by the next search.
 	mustCLI(t, dir, "# Zebra\n\nStripes.\n", "write", "life/zebra.md")
-	if out := mustCLI(t, dir, "", "search", "stripes"); !strings.Contains(out, "life/zebra.md") {
+	if out := mustCLI(t, dir, "", "search", "stripes"); !strings.Contains(out, "life/zebra.md") || !strings.HasPrefix(out, "1 result (bm25") {
 		t.Fatalf("new note not found:\n%s", out)
 	}
 	// --stdin --json: one JSON line per query, ids kept, a bad query reported in line.
