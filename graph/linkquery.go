@@ -480,8 +480,9 @@ type NeighborhoodOptions struct {
 	// Types keeps only edges of these types ("link" for body links, or typed-edge
 	// types); empty keeps all.
 	Types []string
-	// Hidden notes are not walked through or returned.
-	Hidden Hidden
+	// Hidden notes are not walked through or returned. A function: it is not part
+	// of the options' JSON.
+	Hidden Hidden `json:"-"`
 }
 
 // Neighborhood is the subgraph around a note.

@@ -254,7 +254,10 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	body, _ := json.Marshal(q)
+	body, err := json.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("local query %s: %w", q.Op, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ep.Addr+localQueryPath, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrNoLocalServer, path, err)

@@ -71,6 +71,17 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 		t.Fatalf("asked hubs %+v, direct %+v (%v)", hubs, wantHubs, err)
 	}
 
+	var nb graph.Neighborhood
+	nopts := graph.NeighborhoodOptions{Depth: 2, MaxNodes: 10}
+	wantNb, err := v.Neighborhood(ctx, "a.md", nopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "neighborhood", Note: "a.md", Neighborhood: &nopts}, &nb); err != nil ||
+		!reflect.DeepEqual(&nb, wantNb) || len(nb.Nodes) != 2 {
+		t.Fatalf("asked neighborhood %+v, direct %+v (%v)", nb, wantNb, err)
+	}
+
 	for _, c := range []struct {
 		q    server.Query
 		want error

@@ -372,6 +372,20 @@ func TestServe_Binary(t *testing.T) {
 		if out := mustCLI(t, dir, "", "links", "kiwi.md"); !strings.Contains(out, "bloom.md:3") {
 			t.Fatalf("links beside the server:\n%s", out)
 		}
+		// Every read-only command the server can answer, answered as it would be here.
+		nb := decode(t, mustCLI(t, dir, "", "--json", "neighborhood", "bloom.md"))
+		if nb["center"] != "bloom.md" || len(nb["nodes"].([]any)) != 2 {
+			t.Fatalf("neighborhood beside the server: %v", nb)
+		}
+		if hubs := decode(t, mustCLI(t, dir, "", "--json", "hubs", "--limit", "1")); len(hubs["nodes"].([]any)) != 1 {
+			t.Fatalf("hubs beside the server: %v", hubs)
+		}
+		if out := mustCLI(t, dir, "", "path", "bloom.md", "kiwi.md"); !strings.HasPrefix(out, "1 hop") {
+			t.Fatalf("path beside the server:\n%s", out)
+		}
+		if orph := decode(t, mustCLI(t, dir, "", "--json", "orphans")); orph["total"] != float64(0) {
+			t.Fatalf("orphans beside the server: %v", orph)
+		}
 		out, _, code := cli(t, dir, "", "links", "nope.md", "--json")
 		if code != exitError || decode(t, out)["code"] != "not_found" {
 			t.Fatalf("links of an unknown note beside the server: exit %d %s", code, out)
