@@ -53,9 +53,6 @@ type posting struct {
 	doc  uint32
 	mask uint8
 	tf   [numFields]uint32
-	// pos holds the positions per field in mask order (tf[f] of them each); nil when
-	// positions were not decoded.
-	pos []uint32
 }
 
 // entry is one posting in encoded form: the docs-part bytes after the doc delta

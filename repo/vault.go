@@ -96,7 +96,6 @@ type Vault struct {
 	// unlinks feeds the unlinker goroutine superseded git index files.
 	unlinks  chan string
 	unlinked chan struct{}
-	wg       sync.WaitGroup // queued submitters
 
 	// idx is git's index; only the committer changes it, under idxMu.
 	idxMu sync.Mutex

@@ -172,16 +172,3 @@ func lineAt(raw []byte, off int) string {
 	}
 	return string(line)
 }
-
-// lineNo returns line n (1-based) of raw as lineAt does, "" past the end.
-func lineNo(raw []byte, n int) string {
-	off := 0
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(raw[off:], '\n')
-		if j < 0 {
-			return ""
-		}
-		off += j + 1
-	}
-	return lineAt(raw, off)
-}

@@ -8,8 +8,7 @@ import (
 func runCommit(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("commit", g)
 	message := fs.String("message", "", "commit message subject")
-	args, err := parseArgs(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
 	v, _, err := openVault(ctx, e, g)

@@ -31,8 +31,7 @@ type doctorReport struct {
 func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("doctor", g)
 	maxWarn := fs.Int("max-warnings", 200, "list at most this many gate warnings")
-	args, err := parseArgs(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
 	v, settings, err := openVault(ctx, e, g)

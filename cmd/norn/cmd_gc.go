@@ -9,8 +9,7 @@ import (
 
 func runGC(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("gc", g)
-	args, err := parseArgs(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
 	v, settings, err := openVault(ctx, e, g)

@@ -74,8 +74,7 @@ func runNodeList(ctx context.Context, e *env, g *globals, args []string, name st
 	fs := newFlags(name, g)
 	limit := fs.Int("limit", 20, "at most this many notes, 1..1000")
 	offset := fs.Int("offset", 0, "skip this many (the next_offset of the previous page)")
-	args, err := parseArgs(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
 	if err := inRange("limit", *limit, 1, 1000); err != nil {

@@ -11,8 +11,7 @@ func runStats(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("stats", g)
 	limit := fs.Int("limit", 20, "rows per table (folders, tags, edge types), 1..1000")
 	offset := fs.Int("offset", 0, "skip this many rows of each table (a next offset of the previous page)")
-	args, err := parseArgs(fs, args, 0, 0)
-	if err != nil {
+	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
 	if err := inRange("limit", *limit, 1, 1000); err != nil {
