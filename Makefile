@@ -6,7 +6,7 @@ RUNDIR  ?= $(shell mktemp -d -t norn-demo-XXXXXX 2>/dev/null || echo /tmp/norn-d
 FUZZTIME ?= 30s
 NORN_ADDR ?= 127.0.0.1:7777
 
-.PHONY: build test vet race bench fuzz run clean
+.PHONY: build test vet lint race bench fuzz run clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/norn
@@ -18,6 +18,11 @@ vet:
 # Every test, with the race detector. Fuzz targets run only their seed corpus here.
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+# staticcheck, pinned (not part of `make test`: about 5 minutes on a cold cache).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint: vet
+	$(GO) run $(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

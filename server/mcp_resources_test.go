@@ -102,10 +102,12 @@ func TestMCP_ResourceSubscriptions(t *testing.T) {
 	trustedUpdates := notifications(trusted)
 	bloom, cms, diary := server.NoteURI("tech/bloom.md"), server.NoteURI("tech/cms.md"), server.NoteURI("personal-notes/diary.md")
 	for _, uri := range []string{bloom, diary} {
+		//lint:ignore SA1019 resources/subscribe is what clients on the pre-2026-07-28 protocol send; the server must keep answering it
 		if err := agent.Subscribe(actx, mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: uri}}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	//lint:ignore SA1019 resources/subscribe is what clients on the pre-2026-07-28 protocol send; the server must keep answering it
 	if err := trusted.Subscribe(tctx, mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: diary}}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +130,11 @@ func TestMCP_ResourceSubscriptions(t *testing.T) {
 	if uri, _ := nextUpdate(t, updates); uri != bloom {
 		t.Fatalf("own write: %s", uri)
 	}
+	//lint:ignore SA1019 resources/subscribe is what clients on the pre-2026-07-28 protocol send; the server must keep answering it
 	if err := agent.Unsubscribe(actx, mcp.UnsubscribeRequest{Params: mcp.UnsubscribeParams{URI: bloom}}); err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 resources/subscribe is what clients on the pre-2026-07-28 protocol send; the server must keep answering it
 	if err := agent.Subscribe(actx, mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: cms}}); err != nil {
 		t.Fatal(err)
 	}

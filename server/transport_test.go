@@ -103,6 +103,7 @@ func dial(t *testing.T, url string, headers map[string]string, legacy bool, opts
 	}
 	var copts []client.ClientOption
 	if legacy {
+		//lint:ignore SA1019 the legacy handshake is what older clients speak; the server must keep answering it
 		copts = append(copts, client.WithLegacyProtocolOnly())
 	}
 	c := client.NewClient(tr, copts...)
