@@ -27,11 +27,22 @@ lint: vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
-# Fuzz each target for FUZZTIME (go test -fuzz takes one target at a time).
+# Fuzz each target for FUZZTIME (go test -fuzz takes one target at a time). A
+# "context deadline exceeded" with no failing input written is a race in Go's
+# fuzzing coordinator at the FUZZTIME boundary (golang/go#48820 and kin), not a
+# finding: it is reported and the campaign goes on. Minimizing a new input is
+# capped at 10 s (default 60 s, during which no fuzzing happens).
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "== $$pkg $$f"; \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg 2>&1); rc=$$?; \
+	    echo "$$out" | tail -n 8; \
+	    if [ $$rc -ne 0 ]; then \
+	      if echo "$$out" | grep -q 'context deadline exceeded' && ! echo "$$out" | grep -q 'Failing input written'; then \
+	        echo "   (Go fuzz coordinator deadline race, no finding)"; \
+	      else exit 1; fi; \
+	    fi; \
 	  done; \
 	done
 
