@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -66,6 +67,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestDefault_Documented: the file with every default in docs/config.md parses to
+// exactly Default(), so the documentation cannot drift from the code.
+func TestDefault_Documented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "## The file with every default")
+	if !ok {
+		t.Fatal("docs/config.md has no \"The file with every default\" section")
+	}
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("docs/config.md: no yaml block after \"The file with every default\"")
+	}
+	got, err := config.Parse([]byte(block))
+	if err != nil {
+		t.Fatalf("the documented defaults do not parse: %v", err)
+	}
+	if want := config.Default(); !reflect.DeepEqual(got, want) {
+		t.Errorf("documented defaults\n%+v\ndiffer from Default()\n%+v", got, want)
+	}
 }
 
 func TestParse_Empty(t *testing.T) {
@@ -146,6 +172,13 @@ search:
 			c.Search.DiversityCap = 3
 			c.Search.StopWords = []string{"the", "der"}
 			c.Search.ChunksPerFile = 2
+		}},
+		{"search ranking knobs", "search:\n  prefix: 0\n  proximity: 2\n  feedback: {docs: 0, terms: 10, weight: 0.25}\n", func(c *config.Config) {
+			c.Search.Prefix, c.Search.Proximity = 0, 2
+			c.Search.Feedback = config.Feedback{Docs: 0, Terms: 10, Weight: 0.25}
+		}},
+		{"search feedback partly", "search:\n  feedback:\n    docs: 10\n", func(c *config.Config) {
+			c.Search.Feedback.Docs = 10
 		}},
 		{"search no stop words", "search:\n  stop_words: []\n", func(c *config.Config) {
 			c.Search.StopWords = []string{}
@@ -261,6 +294,13 @@ func TestParse_BadValues(t *testing.T) {
 		{"diversity negative", "search:\n  diversity_cap: -2\n", "search.diversity_cap", 2, "from 0"},
 		{"stop word spaces", "search:\n  stop_words: [\"of the\"]\n", "search.stop_words[0]", 2, "whitespace"},
 		{"chunks zero", "search:\n  chunks_per_file: 0\n", "search.chunks_per_file", 2, "from 1 to 1000"},
+		{"prefix over 1", "search:\n  prefix: 1.5\n", "search.prefix", 2, "from 0 to 1"},
+		{"proximity negative", "search:\n  proximity: -1\n", "search.proximity", 2, "from 0 to 100"},
+		{"feedback docs", "search:\n  feedback: {docs: 51}\n", "search.feedback.docs", 2, "from 0 to 50"},
+		{"feedback terms zero", "search:\n  feedback: {terms: 0}\n", "search.feedback.terms", 2, "from 1 to 100"},
+		{"feedback weight", "search:\n  feedback: {weight: 2}\n", "search.feedback.weight", 2, "from 0 to 1"},
+		{"feedback unknown", "search:\n  feedback: {depth: 2}\n", "search.feedback.depth", 2, "unknown key"},
+		{"feedback not a mapping", "search:\n  feedback: on\n", "search.feedback", 2, "want a mapping"},
 		{"threshold high", "rerank:\n  threshold: 1.5\n", "rerank.threshold", 2, "from 0 to 1"},
 		{"endpoint scheme", "rerank:\n  endpoint: ftp://x\n", "rerank.endpoint", 2, "http:// or https://"},
 		{"endpoint no host", "rerank:\n  endpoint: \"http://\"\n", "rerank.endpoint", 2, "http:// or https://"},

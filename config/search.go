@@ -26,6 +26,25 @@ type Search struct {
 	// ChunksPerFile is how many hits one note may contribute to a result page.
 	// Default 1.
 	ChunksPerFile int `yaml:"chunks_per_file"`
+	// Prefix scales the score of a query word's prefix matches (words of 4+
+	// characters) against its exact matches, 0 to 1; 0 turns prefix matching off.
+	// Default 0.2.
+	Prefix float64 `yaml:"prefix"`
+	// Proximity weighs the bonus for query words found near each other in a note,
+	// 0 to 100; 0 turns it off. Default 0.5.
+	Proximity float64 `yaml:"proximity"`
+	// Feedback is pseudo-relevance feedback (query expansion).
+	Feedback Feedback `yaml:"feedback"`
+}
+
+// Feedback configures pseudo-relevance feedback: when none of the Docs best notes
+// contains every query word, the query is expanded with the Terms words most
+// typical of those notes and run again; Weight is the expansion's share of the new
+// query. Docs 0 turns feedback off.
+type Feedback struct {
+	Docs   int     `yaml:"docs"`   // 0 to 50, default 5
+	Terms  int     `yaml:"terms"`  // 1 to 100, default 20
+	Weight float64 `yaml:"weight"` // 0 to 1, default 0.5
 }
 
 // Weights are BM25F field weights, each a finite number ≥ 0; at least one must be
@@ -53,11 +72,15 @@ func defaultSearch() Search {
 			"their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 		},
 		ChunksPerFile: 1,
+		Prefix:        0.2,
+		Proximity:     0.5,
+		Feedback:      Feedback{Docs: 5, Terms: 20, Weight: 0.5},
 	}
 }
 
 func (s *Search) decode(d *decoder, n *yaml.Node, key string) {
-	d.mapping(n, key, []string{"weights", "folder_factors", "diversity_cap", "stop_words", "chunks_per_file"}, func(k, full string, v *yaml.Node) {
+	known := []string{"weights", "folder_factors", "diversity_cap", "stop_words", "chunks_per_file", "prefix", "proximity", "feedback"}
+	d.mapping(n, key, known, func(k, full string, v *yaml.Node) {
 		switch k {
 		case "weights":
 			s.Weights.decode(d, v, full)
@@ -69,6 +92,25 @@ func (s *Search) decode(d *decoder, n *yaml.Node, key string) {
 			d.strs(v, full, &s.StopWords, word)
 		case "chunks_per_file":
 			d.integer(v, full, 1, MaxChunksPerFile, &s.ChunksPerFile)
+		case "prefix":
+			d.number(v, full, 0, 1, &s.Prefix)
+		case "proximity":
+			d.number(v, full, 0, 100, &s.Proximity)
+		case "feedback":
+			s.Feedback.decode(d, v, full)
+		}
+	})
+}
+
+func (f *Feedback) decode(d *decoder, n *yaml.Node, key string) {
+	d.mapping(n, key, []string{"docs", "terms", "weight"}, func(k, full string, v *yaml.Node) {
+		switch k {
+		case "docs":
+			d.integer(v, full, 0, 50, &f.Docs)
+		case "terms":
+			d.integer(v, full, 1, 100, &f.Terms)
+		case "weight":
+			d.number(v, full, 0, 1, &f.Weight)
 		}
 	})
 }

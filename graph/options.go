@@ -71,7 +71,7 @@ func DefaultWeights() Weights {
 	return Weights{
 		K1:          1.2,
 		Title:       FieldWeight{Weight: 6, B: 0.5},
-		Aliases:     FieldWeight{Weight: 4, B: 0.5},
+		Aliases:     FieldWeight{Weight: 3, B: 0.5},
 		Tags:        FieldWeight{Weight: 3, B: 0.3},
 		Headings:    FieldWeight{Weight: 2, B: 0.5},
 		Body:        FieldWeight{Weight: 1, B: 0.75},

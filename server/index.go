@@ -63,6 +63,8 @@ func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
 	w.Title.Weight, w.Aliases.Weight, w.Tags.Weight = s.Weights.Title, s.Weights.Aliases, s.Weights.Tags
 	w.Headings.Weight, w.Body.Weight, w.Path.Weight = s.Weights.Headings, s.Weights.Body, s.Weights.Path
 	w.Frontmatter.Weight = s.Weights.Frontmatter
+	w.Prefix, w.Proximity = s.Prefix, s.Proximity
+	w.FeedbackDocs, w.FeedbackTerms, w.Feedback = s.Feedback.Docs, s.Feedback.Terms, s.Feedback.Weight
 	return graph.Options{
 		Logger: log, Weights: w, FolderFactors: s.FolderFactors, DiversityCap: s.DiversityCap,
 		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile,
