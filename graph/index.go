@@ -23,7 +23,9 @@ import (
 // It is safe for concurrent use: searches run in parallel; Update and Rebuild are
 // serialised, and a search sees the index either before or after one of them.
 type Index struct {
-	dir  string
+	dir string
+	// opts' query-time settings change only in Reconfigure, which holds writeMu
+	// and mu.
 	opts Options
 	an   *analyzer
 	log  *slog.Logger
@@ -372,6 +374,37 @@ func resourceShortage(err error) bool {
 		}
 	}
 	return false
+}
+
+// Reconfigure applies o's query-time settings — Weights, FolderFactors,
+// DiversityCap, ChunksPerFile — to the open index; the next search ranks with them
+// (no rebuild). Settings fixed when the index was built are not changed: stop
+// words other than the index's are ErrFormat (reopening rebuilds); Logger and
+// CacheSize keep their values from Open. It waits for an Update or Rebuild in
+// progress.
+func (ix *Index) Reconfigure(o Options) error {
+	o = o.withDefaults()
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return ErrClosed
+	}
+	if newAnalyzer(o.StopWords).fingerprint() != ix.an.fingerprint() {
+		return fmt.Errorf("reconfigure index: %w: other stop words need a rebuild", ErrFormat)
+	}
+	ix.opts.Weights, ix.opts.FolderFactors = o.Weights, o.FolderFactors
+	ix.opts.DiversityCap, ix.opts.ChunksPerFile = o.DiversityCap, o.ChunksPerFile
+	dt := ix.docs
+	dt.factors = o.FolderFactors
+	for i := range dt.docs {
+		if d := &dt.docs[i]; d.live {
+			d.factor = float32(folderFactor(dt.factors, string(d.path)))
+		}
+	}
+	dt.refresh(&ix.opts.Weights)
+	return nil
 }
 
 // Close closes the index. Further calls return ErrClosed.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -151,6 +152,51 @@ func (x *Indexer) Reopen(ctx context.Context) error {
 	x.retryWait = min(max(2*x.retryWait, 2*time.Second), 2*time.Minute)
 	x.retryAt = time.Now().Add(x.retryWait)
 	return err
+}
+
+// Reconfigure makes opts (SearchOptionsFrom the vault's settings) the index's: the
+// ranking settings apply to the next search, other stop words rebuild the index
+// from HEAD in the background (searches scan meanwhile), and an index opened or
+// rebuilt later uses them. Settings equal to the current ones cost a comparison.
+// Like Reopen it never waits: while a catch-up or rebuild runs it does nothing, and
+// the maintainer's next round tries again. The Logger and CacheSize stay.
+func (x *Indexer) Reconfigure(ctx context.Context, opts graph.Options) error {
+	x.mu.Lock()
+	opts.Logger, opts.CacheSize = x.opts.Logger, x.opts.CacheSize
+	same := sameSearchOptions(x.opts, opts)
+	x.mu.Unlock()
+	if same || !x.catchMu.TryLock() {
+		return nil
+	}
+	defer x.catchMu.Unlock()
+	x.mu.Lock()
+	x.opts = opts
+	ix := x.ix
+	x.mu.Unlock()
+	if ix == nil {
+		return nil // the next open or rebuild uses opts
+	}
+	err := ix.Reconfigure(opts)
+	if errors.Is(err, graph.ErrFormat) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.ix == ix && !x.closed {
+			x.log.Info("search settings changed the stop words; rebuilding the index")
+			x.recreateInBackground(ctx, ix, err)
+		}
+		return nil
+	}
+	if err != nil && !errors.Is(err, graph.ErrClosed) {
+		return fmt.Errorf("apply search settings: %w", err)
+	}
+	return nil
+}
+
+// sameSearchOptions reports whether a and b configure the index alike.
+func sameSearchOptions(a, b graph.Options) bool {
+	return a.Weights == b.Weights && maps.Equal(a.FolderFactors, b.FolderFactors) &&
+		a.DiversityCap == b.DiversityCap && a.ChunksPerFile == b.ChunksPerFile &&
+		(a.StopWords == nil) == (b.StopWords == nil) && slices.Equal(a.StopWords, b.StopWords)
 }
 
 // recreateInBackground takes the index out of use, saying why (cause), and

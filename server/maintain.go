@@ -11,7 +11,8 @@ import (
 
 // Maintainer keeps a served vault tidy in the background: it takes in commits other
 // processes made (repo.Vault.Refresh), takes the search index up again when it was
-// out of use for a passing reason (Indexer.Reopen), commits edits a person makes in
+// out of use for a passing reason (Indexer.Reopen), applies a changed search section
+// of .norn/config.yaml (Indexer.Reconfigure), commits edits a person makes in
 // the working tree (Norn-Op: external) and runs gc once there are more loose objects
 // (gc.loose_objects) or packs (gc.packs; then every pack is rolled into one) than
 // the settings allow.
@@ -55,9 +56,14 @@ func (m *Maintainer) Round(ctx context.Context) error {
 	if err := m.Vault.Refresh(ctx); err != nil {
 		return err
 	}
+	cfg, _, _ := m.Settings.Current(ctx)
 	if m.Index != nil {
 		if err := m.Index.Reopen(ctx); err != nil && ctx.Err() == nil && m.Logger != nil {
 			m.Logger.Warn("search index still out of use", "err", err)
+		}
+		// A changed search section of .norn/config.yaml applies from this round.
+		if err := m.Index.Reconfigure(ctx, SearchOptionsFrom(cfg, m.Logger)); err != nil && m.Logger != nil {
+			m.Logger.Warn("search settings", "err", err)
 		}
 	}
 	res, err := m.Vault.CommitExternal(ctx, "", "")
@@ -67,7 +73,7 @@ func (m *Maintainer) Round(ctx context.Context) error {
 	if res != nil && m.Logger != nil {
 		m.Logger.Info("committed external edits", "commit", res.Commit, "files", len(res.Changes))
 	}
-	cfg, _, _ := m.Settings.Current(ctx)
+	cfg, _, _ = m.Settings.Current(ctx)
 	loose, packs := cfg.GC.LooseObjects, cfg.GC.Packs
 	if (loose > 0 && m.Vault.LooseObjects() > loose) || (packs > 0 && m.Vault.Packs() > packs) {
 		if _, err := m.Vault.GC(ctx, repo.GCOptions{PackLimit: packs}); err != nil {

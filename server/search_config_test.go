@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
@@ -64,5 +65,62 @@ func TestSearchSettings_FeedbackAndPrefix(t *testing.T) {
 	}
 	if got := search("search:\n  prefix: 0\n", "tomat"); len(got) != 0 {
 		t.Errorf("prefix off: %v, want nothing", got)
+	}
+}
+
+// TestMaintainer_AppliesSearchSettings: a running server takes a changed search
+// section of .norn/config.yaml within one maintainer round: ranking settings at once,
+// other stop words by rebuilding the index from HEAD (searches scan meanwhile).
+func TestMaintainer_AppliesSearchSettings(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, map[string]string{
+		"a.md": "# Bloom filters\n\nA bloom filter sets bits by hashing each item with several hashing functions.\n",
+		"b.md": "# Count-min sketch\n\nA sketch counts items by hashing them into rows of counters; hashing again gives an estimate.\n",
+		"c.md": "# Universal families\n\nHashing functions chosen at random from a family keep hashing collisions rare.\n",
+	})
+	m := &server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index}
+	find := func(q string) *server.SearchResponse {
+		t.Helper()
+		r, err := v.Index.Search(ctx, server.SearchRequest{Query: q, Limit: 10, WaitForPendingWrites: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := find("bloom sketch"); r.Engine != server.EngineBM25 || len(r.Hits) != 3 {
+		t.Fatalf("with feedback: %+v", r)
+	}
+	if err := write(v.Vault, ".norn/config.yaml", "search:\n  feedback: {docs: 0}\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if r := find("bloom sketch"); len(r.Hits) != 3 {
+		t.Fatalf("settings applied before a maintainer round: %+v", r.Hits)
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := find("bloom sketch"); r.Engine != server.EngineBM25 || len(r.Hits) != 2 {
+		t.Fatalf("after a round with feedback off: %+v", r.Hits)
+	}
+
+	// Other stop words: the index is rebuilt with them.
+	if err := write(v.Vault, ".norn/config.yaml", "search:\n  feedback: {docs: 0}\n  stop_words: [bloom]\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for find("sketch").Engine != server.EngineBM25 {
+		if time.Now().After(deadline) {
+			t.Fatalf("index not back after the stop-word change: %+v", find("sketch"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := find("bloom"); len(r.Hits) != 0 {
+		t.Fatalf("bloom is a stop word now, yet: %+v", r.Hits)
+	}
+	if r := find("sketch"); len(r.Hits) != 1 || r.Hits[0].Path != "b.md" {
+		t.Fatalf("sketch after the rebuild: %+v", r.Hits)
 	}
 }
