@@ -230,10 +230,17 @@ func (l *LocalServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}{res})
 }
 
+// writeLocal writes body as JSON; an answer that does not encode becomes a
+// LocalError (the client reports it) rather than a truncated body.
 func writeLocal(w http.ResponseWriter, status int, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		status = http.StatusOK
+		b, _ = json.Marshal(localErrorOf(fmt.Errorf("local query: encode answer: %w", err)))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(body)
+	w.Write(append(b, '\n'))
 }
 
 // AskLocal asks the norn serve running on the vault whose git folder is gitDir and
