@@ -2,12 +2,13 @@ package repo
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 )
 
-// FuzzDecodeTree: the tree decoder never panics, and what it decodes encodes back to
-// the same bytes.
+// FuzzDecodeTree: the tree decoder never panics, treeEntry finds what it decodes,
+// and what it decodes encodes back to the same bytes.
 func FuzzDecodeTree(f *testing.F) {
 	n := &node{mode: modeDir, kids: []*node{
 		{name: "a.md", mode: modeFile, id: objectID("blob", []byte("a"))},
@@ -20,7 +21,19 @@ func FuzzDecodeTree(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		kids, err := decodeTree(data)
 		if err != nil {
+			treeEntry(data, "a.md", false) // must not panic either
 			return
+		}
+		// treeEntry, which scans without decoding, finds what decodeTree lists: the
+		// first entry of each name and kind.
+		for i, k := range kids {
+			first := slices.IndexFunc(kids, func(o *node) bool { return o.name == k.name && o.isDir() == k.isDir() })
+			if id, err := treeEntry(data, k.name, k.isDir()); err != nil || (first == i && id != k.id) {
+				t.Fatalf("treeEntry(%q, dir %v) = %v, %v; decodeTree has %v", k.name, k.isDir(), id, err, k.id)
+			}
+		}
+		if id, err := treeEntry(data, "\x00none", false); err != nil || !id.isZero() {
+			t.Fatalf("treeEntry of a name no tree holds: %v, %v", id, err)
 		}
 		var b bytes.Buffer
 		if got := encodeTree(&node{mode: modeDir, kids: kids}, &b); !bytes.Equal(got, data) {

@@ -1,10 +1,12 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"sort"
 	"strings"
 
@@ -392,6 +394,7 @@ func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, erro
 	}
 	queue := []item{{head, c0}}
 	var out []Commit
+	look := v.pathLookup(string(p))
 	for len(queue) > 0 && len(out) < limit {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -416,7 +419,7 @@ func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, erro
 			out = append(out, toCommit(it.id, it.c))
 			continue
 		}
-		mine, err := v.entryAt(it.c.tree, string(p))
+		mine, err := look.at(it.c.tree)
 		if err != nil {
 			return nil, err
 		}
@@ -424,7 +427,7 @@ func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, erro
 		if len(parents) > 0 {
 			touched = true
 			for _, pc := range parents {
-				theirs, err := v.entryAt(pc.tree, string(p))
+				theirs, err := look.at(pc.tree)
 				if err != nil {
 					return nil, err
 				}
@@ -442,7 +445,7 @@ func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, erro
 
 // RevisionWasAt reports whether rev was the blob at path p in some commit reachable
 // from HEAD (HEAD included). It walks the whole history when it was not, reading
-// only the trees on p's path (a tree already looked at is not read again).
+// only the trees on p's path, each once (pathLookup).
 func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (bool, error) {
 	want, ok := parseHash(string(rev))
 	if !ok {
@@ -458,7 +461,7 @@ func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (b
 	if head.isZero() || want.isZero() { // entryAt answers zero for "absent"
 		return false, nil
 	}
-	seenTree := map[hash]bool{}
+	look := v.pathLookup(string(p))
 	seen := map[hash]bool{head: true}
 	queue := []hash{head}
 	for len(queue) > 0 {
@@ -477,11 +480,7 @@ func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (b
 				queue = append(queue, pid)
 			}
 		}
-		if seenTree[c.tree] {
-			continue
-		}
-		seenTree[c.tree] = true
-		got, err := v.entryAt(c.tree, string(p))
+		got, err := look.at(c.tree)
 		if err != nil {
 			return false, fmt.Errorf("history of %s: %w", p, err)
 		}
@@ -495,30 +494,97 @@ func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (b
 // entryAt returns the id of the entry at path p in tree root (zero when absent),
 // reading only the trees on the path.
 func (v *Vault) entryAt(root hash, p string) (hash, error) {
+	return v.pathLookup(p).at(root)
+}
+
+// pathLookup finds one path's entry in many trees (a walk over history): a tree
+// looked at once at a depth is not read again, so commits that left the path's
+// folders alone cost one root-tree read.
+type pathLookup struct {
+	v     *Vault
+	parts []string
+	memo  []map[hash]hash // per depth: tree id → the path's entry under it
+}
+
+func (v *Vault) pathLookup(p string) *pathLookup {
+	parts := strings.Split(p, "/")
+	memo := make([]map[hash]hash, len(parts))
+	for i := range memo {
+		memo[i] = map[hash]hash{}
+	}
+	return &pathLookup{v: v, parts: parts, memo: memo}
+}
+
+// at returns the id of the path's entry in tree root, zero when absent.
+func (l *pathLookup) at(root hash) (hash, error) {
+	if len(l.parts) == 1 && l.parts[0] == "" {
+		return root, nil
+	}
 	cur := root
-	for p != "" {
-		name, rest, _ := strings.Cut(p, "/")
-		data, err := v.objs.readTyped(cur, "tree")
+	var trail [8]hash
+	trees := trail[:0]
+	found := zeroHash
+	for depth, name := range l.parts {
+		if got, ok := l.memo[depth][cur]; ok {
+			found = got
+			break
+		}
+		trees = append(trees, cur)
+		data, err := l.v.objs.readTyped(cur, "tree")
 		if err != nil {
 			return zeroHash, err
 		}
-		kids, err := decodeTree(data)
+		id, err := treeEntry(data, name, depth < len(l.parts)-1)
 		if err != nil {
 			return zeroHash, err
 		}
-		found := zeroHash
-		for _, k := range kids {
-			if k.name == name && (rest == "") != k.isDir() {
-				found = k.id
-				break
+		if id.isZero() || depth == len(l.parts)-1 {
+			found = id
+			break
+		}
+		cur = id
+	}
+	for depth, t := range trees {
+		l.memo[depth][t] = found
+	}
+	return found, nil
+}
+
+// treeEntry returns the id of the entry called name in a tree object's data (a
+// folder when dir, else a file), zero when there is none, without decoding the
+// other entries.
+func treeEntry(data []byte, name string, dir bool) (hash, error) {
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return zeroHash, fmt.Errorf("decode tree: missing mode")
+		}
+		var mode uint64 // parsed as decodeTree does: octal, 32 bits
+		for _, c := range data[:sp] {
+			if c < '0' || c > '7' {
+				return zeroHash, fmt.Errorf("decode tree: mode %q", data[:sp])
+			}
+			if mode = mode<<3 | uint64(c-'0'); mode > math.MaxUint32 {
+				return zeroHash, fmt.Errorf("decode tree: mode %q", data[:sp])
 			}
 		}
-		if found.isZero() {
-			return zeroHash, nil
+		if sp == 0 {
+			return zeroHash, fmt.Errorf("decode tree: empty mode")
 		}
-		cur, p = found, rest
+		isDir := uint32(mode) == modeDir
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul < 0 || len(data) < nul+21 {
+			return zeroHash, fmt.Errorf("decode tree: truncated entry")
+		}
+		if isDir == dir && string(data[:nul]) == name {
+			var id hash
+			copy(id[:], data[nul+1:nul+21])
+			return id, nil
+		}
+		data = data[nul+21:]
 	}
-	return cur, nil
+	return zeroHash, nil
 }
 
 // Diff lists the files that differ between two commits ("" from = the empty tree),
