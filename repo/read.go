@@ -458,7 +458,7 @@ func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (b
 		return true, nil
 	}
 	head := v.snap.Load().commit
-	if head.isZero() || want.isZero() { // entryAt answers zero for "absent"
+	if head.isZero() || want.isZero() { // pathLookup answers zero for "absent"
 		return false, nil
 	}
 	look := v.pathLookup(string(p))
@@ -489,12 +489,6 @@ func (v *Vault) RevisionWasAt(ctx context.Context, p note.Path, rev Revision) (b
 		}
 	}
 	return false, nil
-}
-
-// entryAt returns the id of the entry at path p in tree root (zero when absent),
-// reading only the trees on the path.
-func (v *Vault) entryAt(root hash, p string) (hash, error) {
-	return v.pathLookup(p).at(root)
 }
 
 // pathLookup finds one path's entry in many trees (a walk over history): a tree
