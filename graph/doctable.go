@@ -48,6 +48,16 @@ func (t *docTable) set(id uint32, r docRecord) {
 	t.byPath[r.path] = id
 }
 
+// setFactors replaces the folder factors and recomputes every live doc's.
+func (t *docTable) setFactors(ff map[string]float64) {
+	t.factors = ff
+	for i := range t.docs {
+		if d := &t.docs[i]; d.live {
+			d.factor = float32(folderFactor(ff, string(d.path)))
+		}
+	}
+}
+
 // remove forgets a doc.
 func (t *docTable) remove(id uint32) {
 	if int(id) < len(t.docs) && t.docs[id].live {

@@ -396,14 +396,8 @@ func (ix *Index) Reconfigure(o Options) error {
 	}
 	ix.opts.Weights, ix.opts.FolderFactors = o.Weights, o.FolderFactors
 	ix.opts.DiversityCap, ix.opts.ChunksPerFile = o.DiversityCap, o.ChunksPerFile
-	dt := ix.docs
-	dt.factors = o.FolderFactors
-	for i := range dt.docs {
-		if d := &dt.docs[i]; d.live {
-			d.factor = float32(folderFactor(dt.factors, string(d.path)))
-		}
-	}
-	dt.refresh(&ix.opts.Weights)
+	ix.docs.setFactors(o.FolderFactors)
+	ix.docs.refresh(&ix.opts.Weights)
 	return nil
 }
 

@@ -1,12 +1,10 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"sort"
 	"strings"
 
@@ -511,9 +509,6 @@ func (v *Vault) pathLookup(p string) *pathLookup {
 
 // at returns the id of the path's entry in tree root, zero when absent.
 func (l *pathLookup) at(root hash) (hash, error) {
-	if len(l.parts) == 1 && l.parts[0] == "" {
-		return root, nil
-	}
 	cur := root
 	var trail [8]hash
 	trees := trail[:0]
@@ -548,37 +543,15 @@ func (l *pathLookup) at(root hash) (hash, error) {
 // folder when dir, else a file), zero when there is none, without decoding the
 // other entries.
 func treeEntry(data []byte, name string, dir bool) (hash, error) {
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp < 0 {
-			return zeroHash, fmt.Errorf("decode tree: missing mode")
+	var id hash
+	err := scanTree(data, func(mode uint32, n, eid []byte) bool {
+		if (mode == modeDir) == dir && string(n) == name {
+			copy(id[:], eid)
+			return false
 		}
-		var mode uint64 // parsed as decodeTree does: octal, 32 bits
-		for _, c := range data[:sp] {
-			if c < '0' || c > '7' {
-				return zeroHash, fmt.Errorf("decode tree: mode %q", data[:sp])
-			}
-			if mode = mode<<3 | uint64(c-'0'); mode > math.MaxUint32 {
-				return zeroHash, fmt.Errorf("decode tree: mode %q", data[:sp])
-			}
-		}
-		if sp == 0 {
-			return zeroHash, fmt.Errorf("decode tree: empty mode")
-		}
-		isDir := uint32(mode) == modeDir
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul < 0 || len(data) < nul+21 {
-			return zeroHash, fmt.Errorf("decode tree: truncated entry")
-		}
-		if isDir == dir && string(data[:nul]) == name {
-			var id hash
-			copy(id[:], data[nul+1:nul+21])
-			return id, nil
-		}
-		data = data[nul+21:]
-	}
-	return zeroHash, nil
+		return true
+	})
+	return id, err
 }
 
 // Diff lists the files that differ between two commits ("" from = the empty tree),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -224,26 +225,49 @@ func encodeTree(n *node, buf *bytes.Buffer) []byte {
 // decodeTree parses a git tree object body.
 func decodeTree(data []byte) ([]*node, error) {
 	var kids []*node
+	err := scanTree(data, func(mode uint32, name, id []byte) bool {
+		k := &node{name: string(name), mode: mode}
+		copy(k.id[:], id)
+		kids = append(kids, k)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return kids, nil
+}
+
+// scanTree calls fn with each entry of a tree object's data (its octal mode, its
+// name and its 20-byte id, both slices of data), in order, until fn returns false.
+func scanTree(data []byte, fn func(mode uint32, name, id []byte) bool) error {
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		if sp < 0 {
-			return nil, fmt.Errorf("decode tree: missing mode")
+			return fmt.Errorf("decode tree: missing mode")
 		}
-		m, err := strconv.ParseUint(string(data[:sp]), 8, 32)
-		if err != nil {
-			return nil, fmt.Errorf("decode tree: mode %q: %w", data[:sp], err)
+		if sp == 0 {
+			return fmt.Errorf("decode tree: empty mode")
+		}
+		var mode uint64
+		for _, c := range data[:sp] {
+			if c < '0' || c > '7' {
+				return fmt.Errorf("decode tree: mode %q", data[:sp])
+			}
+			if mode = mode<<3 | uint64(c-'0'); mode > math.MaxUint32 {
+				return fmt.Errorf("decode tree: mode %q overflows", data[:sp])
+			}
 		}
 		data = data[sp+1:]
 		nul := bytes.IndexByte(data, 0)
 		if nul < 0 || len(data) < nul+21 {
-			return nil, fmt.Errorf("decode tree: truncated entry")
+			return fmt.Errorf("decode tree: truncated entry")
 		}
-		k := &node{name: string(data[:nul]), mode: uint32(m)}
-		copy(k.id[:], data[nul+1:nul+21])
+		if !fn(uint32(mode), data[:nul], data[nul+1:nul+21]) {
+			return nil
+		}
 		data = data[nul+21:]
-		kids = append(kids, k)
 	}
-	return kids, nil
+	return nil
 }
 
 // walkFiles calls fn for every file under n, with its slash path, in git order.

@@ -27,12 +27,9 @@ func TestSearchOptionsFrom_Defaults(t *testing.T) {
 // prefix matches, and prefix: 0 turns them off.
 func TestSearchSettings_FeedbackAndPrefix(t *testing.T) {
 	ctx := context.Background()
-	v := openServed(t, map[string]string{
-		"a.md": "# Bloom filters\n\nA bloom filter sets bits by hashing each item with several hashing functions.\n",
-		"b.md": "# Count-min sketch\n\nA sketch counts items by hashing them into rows of counters; hashing again gives an estimate.\n",
-		"c.md": "# Universal families\n\nHashing functions chosen at random from a family keep hashing collisions rare.\n",
-		"d.md": "# Gardening\n\nTomatoes want sun and water.\n",
-	})
+	files := hashingNotes()
+	files["d.md"] = "# Gardening\n\nTomatoes want sun and water.\n"
+	v := openServed(t, files)
 	if err := v.Index.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +70,7 @@ func TestSearchSettings_FeedbackAndPrefix(t *testing.T) {
 // other stop words by rebuilding the index from HEAD (searches scan meanwhile).
 func TestMaintainer_AppliesSearchSettings(t *testing.T) {
 	ctx := context.Background()
-	v := openServed(t, map[string]string{
-		"a.md": "# Bloom filters\n\nA bloom filter sets bits by hashing each item with several hashing functions.\n",
-		"b.md": "# Count-min sketch\n\nA sketch counts items by hashing them into rows of counters; hashing again gives an estimate.\n",
-		"c.md": "# Universal families\n\nHashing functions chosen at random from a family keep hashing collisions rare.\n",
-	})
+	v := openServed(t, hashingNotes())
 	m := &server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index}
 	find := func(q string) *server.SearchResponse {
 		t.Helper()
@@ -122,5 +115,15 @@ func TestMaintainer_AppliesSearchSettings(t *testing.T) {
 	}
 	if r := find("sketch"); len(r.Hits) != 1 || r.Hits[0].Path != "b.md" {
 		t.Fatalf("sketch after the rebuild: %+v", r.Hits)
+	}
+}
+
+// hashingNotes are three notes about hashing: a.md says bloom, b.md sketch, c.md
+// neither, so only feedback (their shared vocabulary) finds c.md for "bloom sketch".
+func hashingNotes() map[string]string {
+	return map[string]string{
+		"a.md": "# Bloom filters\n\nA bloom filter sets bits by hashing each item with several hashing functions.\n",
+		"b.md": "# Count-min sketch\n\nA sketch counts items by hashing them into rows of counters; hashing again gives an estimate.\n",
+		"c.md": "# Universal families\n\nHashing functions chosen at random from a family keep hashing collisions rare.\n",
 	}
 }
