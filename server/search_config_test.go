@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -94,6 +96,23 @@ func TestMaintainer_AppliesSearchSettings(t *testing.T) {
 	}
 	if r := find("bloom sketch"); r.Engine != server.EngineBM25 || len(r.Hits) != 2 {
 		t.Fatalf("after a round with feedback off: %+v", r.Hits)
+	}
+
+	// Search settings out of range are refused by the gates: nothing is committed,
+	// and the index keeps ranking as before.
+	head, rev := v.Head(), v.Revision(".norn/config.yaml")
+	var rej *hooks.Rejection
+	if err := write(v.Vault, ".norn/config.yaml", "search:\n  feedback: {docs: 99, weight: 2}\n  prefix: -1\n", "owner"); !errors.As(err, &rej) {
+		t.Fatalf("out-of-range search settings: %v", err)
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Head() != head || v.Revision(".norn/config.yaml") != rev {
+		t.Fatal("a refused config write changed the vault")
+	}
+	if r := find("bloom sketch"); r.Engine != server.EngineBM25 || len(r.Hits) != 2 || r.IndexCommit != string(head) {
+		t.Fatalf("after a refused config write: %+v %+v", r, r.Hits)
 	}
 
 	// Other stop words: the index is rebuilt with them.
