@@ -141,6 +141,12 @@ func sliceSeq(docs []Doc) iter.Seq2[Doc, error] {
 // "# title" heading, a blank line and the text without its leading title.
 func irDocs(tb testing.TB, corpus string) []Doc {
 	tb.Helper()
+	return irDocsStub(tb, corpus, nil)
+}
+
+// irDocsStub is irDocs with the text of the docs stub picks dropped (title only).
+func irDocsStub(tb testing.TB, corpus string, stub func(id string) bool) []Doc {
+	tb.Helper()
 	f, err := os.Open(filepath.Join(corpus, "docs.jsonl"))
 	if err != nil {
 		tb.Fatal(err)
@@ -153,6 +159,9 @@ func irDocs(tb testing.TB, corpus string) []Doc {
 		var d struct{ ID, Title, Text string }
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			tb.Fatal(err)
+		}
+		if stub != nil && stub(d.ID) {
+			d.Text = ""
 		}
 		raw := irNote(d.ID, d.Title, d.Text)
 		p := note.Path("docs/" + d.ID + ".md")

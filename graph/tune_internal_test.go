@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,9 @@ import (
 // TestTune sweeps ranking parameters over the tuning sets (Cranfield, CISI) and the
 // known-item sets, printing one line per variant. It is a tool, not a check: it
 // runs only with NORN_TUNE=1 (CACM is never tuned on: it is reported untouched).
+// NORN_TUNE_SETS picks sets by name; NORN_TUNE_STUB=1 adds a copy of each IR set
+// with half its docs cut to the title, as a vault's stub notes are;
+// NORN_TUNE_SPEC lists variants ("fbdocs=0;k1=1.5,title=4").
 func TestTune(t *testing.T) {
 	if os.Getenv("NORN_TUNE") == "" {
 		t.Skip("set NORN_TUNE=1 to sweep ranking parameters")
@@ -34,6 +38,15 @@ func TestTune(t *testing.T) {
 		}
 		dir := filepath.Join(corporaDir, name)
 		sets = append(sets, set{name, buildIndex(t, irDocs(t, dir), bopts), readQueries(t, filepath.Join(dir, "queries.jsonl")), readQrels(t, filepath.Join(dir, "qrels.tsv")), 100})
+		if os.Getenv("NORN_TUNE_STUB") != "" {
+			// Half the docs cut to their title, as a vault's stub notes are.
+			stub := func(id string) bool {
+				h := fnv.New32a()
+				h.Write([]byte(id))
+				return h.Sum32()%2 == 0
+			}
+			sets = append(sets, set{name + "-stub", buildIndex(t, irDocsStub(t, dir, stub), bopts), readQueries(t, filepath.Join(dir, "queries.jsonl")), readQrels(t, filepath.Join(dir, "qrels.tsv")), 100})
+		}
 	}
 	for _, ki := range []struct{ name, corpus string }{{"obsidian-hub", "vault-obsidian-hub"}, {"cpp-docs", "md-cpp-docs"}} {
 		if !selected(only, ki.name) {
