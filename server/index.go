@@ -556,7 +556,8 @@ type SearchRequest struct {
 	Folder string
 	// Literal takes the query as plain words (no operators).
 	Literal bool
-	// WaitForPendingWrites waits (up to Wait, default 2 s) for the index to reach HEAD.
+	// WaitForPendingWrites waits (up to Wait, default 2 s) for the index to reach HEAD,
+	// with the commits other processes made.
 	WaitForPendingWrites bool
 	Wait                 time.Duration
 }
@@ -587,6 +588,10 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 			wait = 2 * time.Second
 		}
 		wctx, cancel := context.WithTimeout(ctx, wait)
+		// Commits another process made (the git CLI, a `norn` command) count too.
+		if err := x.vault.Refresh(wctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			x.log.Warn("refresh vault", "err", err)
+		}
 		if err := x.CatchUp(wctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			x.log.Warn("catch up index", "err", err)
 		}

@@ -72,10 +72,17 @@ type searchAnswer struct {
 }
 
 // Answer computes q's answer on v.
+//
+// The asking process may have just committed (a `norn write`, the git CLI), and
+// it must see that commit: the vault is refreshed from disk first.
 func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
-	switch q.Op {
-	case "ping":
+	if q.Op == "ping" {
 		return struct{}{}, nil
+	}
+	if err := v.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("local query: %w", err)
+	}
+	switch q.Op {
 	case "search":
 		if q.Search == nil {
 			return nil, fmt.Errorf("local query: search without a request: %w", repo.ErrInvalid)

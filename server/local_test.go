@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
@@ -214,4 +217,53 @@ func nonLoopbackIP(t *testing.T) string {
 	}
 	t.Log("no non-loopback IPv4 address: the off-machine advertisement case is not exercised")
 	return ""
+}
+
+// TestLocal_SeesOtherProcessesCommits: a command asks the server right after a
+// commit the server did not make (here the git CLI's); the answer includes it and
+// says which commit it reflects.
+func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
+	ctx := context.Background()
+	v := openServed(t, map[string]string{"a.md": "# Alpha\n\nBloom filters.\n"})
+	if err := v.Index.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := server.StartLocal(ctx, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	commit := func(i int, word string) string {
+		blob := filepath.Join(t.TempDir(), "y.md")
+		if err := os.WriteFile(blob, []byte("# Yak\n\n"+word+" [[a]]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSpace(gitIn(t, v.Dir(), "hash-object", "-w", blob))
+		gitIn(t, v.Dir(), "update-index", "--add", "--cacheinfo", "100644,"+id+",y"+strconv.Itoa(i)+".md")
+		gitIn(t, v.Dir(), "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-q", "-m", word)
+		return strings.TrimSpace(gitIn(t, v.Dir(), "rev-parse", "HEAD"))
+	}
+	for i, word := range []string{"yakety", "zebroid"} {
+		head := commit(i, word)
+
+		var got server.SearchResponse
+		req := server.SearchRequest{Query: word, Limit: 5}
+		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "search", Search: &req}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != 1 || got.HeadCommit != head || got.IndexCommit != head || got.IndexStale {
+			t.Fatalf("search after a git commit: total %d, head %s index %s stale %v; git HEAD %s",
+				got.Total, got.HeadCommit, got.IndexCommit, got.IndexStale, head)
+		}
+		var links server.Links
+		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "links", Note: note.Path("y" + strconv.Itoa(i) + ".md"), Limit: 5}, &links); err != nil {
+			t.Fatalf("links of the new note: %v", err)
+		}
+	}
+	// An MCP search that waits for pending writes sees them too.
+	head := commit(2, "quokkas")
+	got, err := v.Index.Search(ctx, server.SearchRequest{Query: "quokkas", Limit: 5, WaitForPendingWrites: true})
+	if err != nil || got.Total != 1 || got.HeadCommit != head || got.IndexStale {
+		t.Fatalf("waiting search after a git commit: %+v (%v); git HEAD %s", got, err, head)
+	}
 }
