@@ -358,7 +358,7 @@ func (se *searcher) scoreWord(wi int) error {
 	}
 	s := se.s
 	s.touch = s.touch[:0]
-	dfE, dfP := 0, 0
+	dfE := 0
 	expansions := 0
 	var lastTerm []byte
 	var br blockReader
@@ -417,12 +417,8 @@ func (se *searcher) scoreWord(wi int) error {
 			if s.accE[d] == 0 && s.accP[d] == 0 {
 				s.touch = append(s.touch, d)
 			}
-			if acc[d] == 0 {
-				if exact {
-					dfE++
-				} else {
-					dfP++
-				}
+			if exact && acc[d] == 0 {
+				dfE++
 			}
 			acc[d] += float32(tf)
 		}
@@ -434,7 +430,10 @@ func (se *searcher) scoreWord(wi int) error {
 	if err := it.Close(); err != nil {
 		return corrupt(err)
 	}
-	idfE, idfP := se.idf(dfE), se.idf(dfP)
+	// A prefix match is a weaker form of the word, so it is weighted by the rarity
+	// of the word with its extensions (every doc touched), never above the exact
+	// word's: a rare extension ("widgetry") must not outrank a common exact word.
+	idfE, idfP := se.idf(dfE), se.idf(len(s.touch))
 	wp.idf = idfE
 	if dfE == 0 {
 		wp.idf = idfP

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -197,5 +198,26 @@ func TestIndex_Search_Errors(t *testing.T) {
 	cancel()
 	if _, err := ix.Search(ctx, "bloom", graph.SearchOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestSearch_ExactOutranksRarePrefix: a word found in almost every note still
+// ranks its exact matches above a note that only has a rare extension of it (the
+// extension's own rarity must not lift the prefix match over the word).
+func TestSearch_ExactOutranksRarePrefix(t *testing.T) {
+	notes := map[string]string{
+		"widget.md": "# Widget\n\nThe widget is here. widget widget.\n",
+		"other.md":  "# Other\n\nwidgetry happens.\n",
+	}
+	for i := range 20 {
+		notes[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nabout widget %d\n", i, i)
+	}
+	ix, _ := openIndex(t, graph.Options{})
+	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, notes)), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := paths(search(t, ix, "widget", graph.SearchOptions{Limit: 50}))
+	if len(got) != 22 || got[0] != "widget.md" || got[21] != "other.md" {
+		t.Fatalf("widget: %v, want widget.md first and other.md (prefix only) last", got)
 	}
 }
