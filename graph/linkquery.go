@@ -499,6 +499,16 @@ type Neighborhood struct {
 // returns the nodes reached (p first, then by depth and path) and every edge
 // between them.
 func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
+	}
+	return g.neighborhood(ix.commit, p, opts)
+}
+
+func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
 	depth := cmp.Or(opts.Depth, 1)
 	maxNodes := cmp.Or(opts.MaxNodes, 50)
 	if depth < 1 || depth > 5 {
@@ -506,12 +516,6 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	}
 	if maxNodes < 1 || maxNodes > 1000 {
 		return nil, fmt.Errorf("neighborhood: max_nodes %d: %w", opts.MaxNodes, errRange("max_nodes", 1, 1000))
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
 	}
 	start, n, ok := g.node(p)
 	if !ok || n.attachment || opts.Hidden.hides(g, start) {
@@ -521,7 +525,7 @@ func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborh
 	hidden := opts.Hidden
 	level := map[int32]int{start: 0}
 	order := []int32{start}
-	out := &Neighborhood{Commit: ix.commit, Center: p}
+	out := &Neighborhood{Commit: commit, Center: p}
 	for head := 0; head < len(order); head++ {
 		id := order[head]
 		d := level[id]
@@ -602,7 +606,17 @@ func (ix *Index) Hubs(limit, offset int) (*NodeList, error) { return ix.HubsHidi
 
 // HubsHiding is Hubs as seen by a caller that may not see the hidden notes.
 func (ix *Index) HubsHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
-	return ix.nodeList("hubs", limit, offset, hidden, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks > 0 },
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
+	}
+	return g.hubs(ix.commit, limit, offset, hidden)
+}
+
+func (g *linkGraph) hubs(commit string, limit, offset int, hidden Hidden) (*NodeList, error) {
+	return g.nodeList(commit, "hubs", limit, offset, hidden, func(n Node) bool { return n.Backlinks > 0 },
 		func(a, b Node) int {
 			if c := cmp.Compare(b.Backlinks, a.Backlinks); c != 0 {
 				return c
@@ -620,11 +634,21 @@ func (ix *Index) Orphans(limit, offset int) (*NodeList, error) {
 // OrphansHiding is Orphans as seen by a caller that may not see the hidden notes
 // (a note linked only from or to hidden notes is an orphan to it).
 func (ix *Index) OrphansHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
-	return ix.nodeList("orphans", limit, offset, hidden, func(g *linkGraph, id int32, n Node) bool { return n.Backlinks == 0 && n.Links == 0 },
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g, err := ix.graph()
+	if err != nil {
+		return nil, err
+	}
+	return g.orphans(ix.commit, limit, offset, hidden)
+}
+
+func (g *linkGraph) orphans(commit string, limit, offset int, hidden Hidden) (*NodeList, error) {
+	return g.nodeList(commit, "orphans", limit, offset, hidden, func(n Node) bool { return n.Backlinks == 0 && n.Links == 0 },
 		func(a, b Node) int { return strings.Compare(string(a.ID), string(b.ID)) })
 }
 
-func (ix *Index) nodeList(what string, limit, offset int, hidden Hidden, match func(*linkGraph, int32, Node) bool, order func(a, b Node) int) (*NodeList, error) {
+func (g *linkGraph) nodeList(commit, what string, limit, offset int, hidden Hidden, match func(Node) bool, order func(a, b Node) int) (*NodeList, error) {
 	limit = cmp.Or(limit, 20)
 	if limit < 1 || limit > 1000 {
 		return nil, fmt.Errorf("%s: limit %d: %w", what, limit, errRange("limit", 1, 1000))
@@ -632,23 +656,17 @@ func (ix *Index) nodeList(what string, limit, offset int, hidden Hidden, match f
 	if offset < 0 {
 		return nil, fmt.Errorf("%s: offset %d: %w", what, offset, errRange("offset", 0, 1<<31-1))
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
 	var all []Node
 	for id, n := range g.nodes {
 		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
 			continue
 		}
-		if nd := g.nodeOf(int32(id), 0, hidden); match(g, int32(id), nd) {
+		if nd := g.nodeOf(int32(id), 0, hidden); match(nd) {
 			all = append(all, nd)
 		}
 	}
 	slices.SortFunc(all, order)
-	out := &NodeList{Commit: ix.commit, Total: len(all), Nodes: []Node{}}
+	out := &NodeList{Commit: commit, Total: len(all), Nodes: []Node{}}
 	if offset < len(all) {
 		end := min(len(all), offset+limit)
 		out.Nodes = append(out.Nodes, all[offset:end]...)
@@ -675,15 +693,19 @@ type GraphPath struct {
 // ShortestPath finds a shortest chain of links between a and b, following links in
 // either direction, of at most maxDepth hops (default 6, at most 12).
 func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) {
-	maxDepth = cmp.Or(maxDepth, 6)
-	if maxDepth < 1 || maxDepth > 12 {
-		return nil, fmt.Errorf("path: max_depth %d: %w", maxDepth, errRange("max_depth", 1, 12))
-	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	g, err := ix.graph()
 	if err != nil {
 		return nil, err
+	}
+	return g.shortestPath(ix.commit, a, b, maxDepth)
+}
+
+func (g *linkGraph) shortestPath(commit string, a, b note.Path, maxDepth int) (*GraphPath, error) {
+	maxDepth = cmp.Or(maxDepth, 6)
+	if maxDepth < 1 || maxDepth > 12 {
+		return nil, fmt.Errorf("path: max_depth %d: %w", maxDepth, errRange("max_depth", 1, 12))
 	}
 	from, fn, ok := g.node(a)
 	if !ok || fn.attachment {
@@ -726,7 +748,7 @@ func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) 
 			visit(br.from, Edge{From: src.rec.names.path, To: n.rec.names.path, Type: edgeType(src, int(br.link))})
 		}
 	}
-	out := &GraphPath{Commit: ix.commit, From: a, To: b, Nodes: []Node{}, Edges: []Edge{}}
+	out := &GraphPath{Commit: commit, From: a, To: b, Nodes: []Node{}, Edges: []Edge{}}
 	if _, ok := prev[to]; !ok {
 		return out, nil
 	}

@@ -99,3 +99,23 @@ func (s *ScanGraph) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, 
 	}
 	return s.g.stats(s.commit, limit, offset, hidden), nil
 }
+
+// Neighborhood is Index.Neighborhood over these notes.
+func (s *ScanGraph) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
+	return s.g.neighborhood(s.commit, p, opts)
+}
+
+// HubsHiding is Index.HubsHiding over these notes.
+func (s *ScanGraph) HubsHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
+	return s.g.hubs(s.commit, limit, offset, hidden)
+}
+
+// OrphansHiding is Index.OrphansHiding over these notes.
+func (s *ScanGraph) OrphansHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
+	return s.g.orphans(s.commit, limit, offset, hidden)
+}
+
+// ShortestPath is Index.ShortestPath over these notes.
+func (s *ScanGraph) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) {
+	return s.g.shortestPath(s.commit, a, b, maxDepth)
+}

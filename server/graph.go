@@ -56,42 +56,45 @@ func graphErr(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// Neighborhood is graph.Index.Neighborhood at HEAD.
+// Neighborhood is graph.Index.Neighborhood at HEAD. It, Hubs, Orphans and
+// ShortestPath answer as NoteLinks does: from the index brought up to HEAD or,
+// when the index is unavailable (locked by another process, being rebuilt), from
+// the notes at HEAD read into memory, with the same answer.
 func (v *Vault) Neighborhood(ctx context.Context, p note.Path, opts graph.NeighborhoodOptions) (*graph.Neighborhood, error) {
-	ix, err := v.Index.Graph(ctx)
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	nb, err := ix.Neighborhood(p, opts)
+	nb, err := lv.src.Neighborhood(p, opts)
 	return nb, graphErr("neighborhood", err)
 }
 
 // Hubs is graph.Index.Hubs at HEAD.
 func (v *Vault) Hubs(ctx context.Context, limit, offset int) (*graph.NodeList, error) {
-	ix, err := v.Index.Graph(ctx)
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l, err := ix.Hubs(limit, offset)
+	l, err := lv.src.HubsHiding(limit, offset, nil)
 	return l, graphErr("hubs", err)
 }
 
 // Orphans is graph.Index.Orphans at HEAD.
 func (v *Vault) Orphans(ctx context.Context, limit, offset int) (*graph.NodeList, error) {
-	ix, err := v.Index.Graph(ctx)
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l, err := ix.Orphans(limit, offset)
+	l, err := lv.src.OrphansHiding(limit, offset, nil)
 	return l, graphErr("orphans", err)
 }
 
 // ShortestPath is graph.Index.ShortestPath at HEAD.
 func (v *Vault) ShortestPath(ctx context.Context, a, b note.Path, maxDepth int) (*graph.GraphPath, error) {
-	ix, err := v.Index.Graph(ctx)
+	lv, err := v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := ix.ShortestPath(a, b, maxDepth)
+	p, err := lv.src.ShortestPath(a, b, maxDepth)
 	return p, graphErr("path", err)
 }

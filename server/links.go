@@ -55,6 +55,10 @@ type linkSource interface {
 	Resolver() (*graph.Resolver, string, error)
 	Referrers(notes []*note.Note) ([]note.Path, error)
 	NotesHiding(hidden graph.Hidden) ([]graph.NoteInfo, error)
+	Neighborhood(p note.Path, opts graph.NeighborhoodOptions) (*graph.Neighborhood, error)
+	HubsHiding(limit, offset int, hidden graph.Hidden) (*graph.NodeList, error)
+	OrphansHiding(limit, offset int, hidden graph.Hidden) (*graph.NodeList, error)
+	ShortestPath(a, b note.Path, maxDepth int) (*graph.GraphPath, error)
 }
 
 var (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -95,7 +96,8 @@ var linkFixture = map[string]string{
 }
 
 // TestNoteLinks_IndexEqualsScan: with the index and without it (locked by
-// another process), links and stats answer the same, for every note.
+// another process), links, stats, neighborhoods, paths, hubs and orphans answer
+// the same, for every note.
 func TestNoteLinks_IndexEqualsScan(t *testing.T) {
 	ctx := context.Background()
 	v := openServed(t, nil)
@@ -128,6 +130,26 @@ func TestNoteLinks_IndexEqualsScan(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("stats offset %d:\nindex %+v\nscan  %+v", off, a, b)
 		}
+	}
+	// The graph queries answer from the notes too, and the same.
+	same := func(what string, q func(v *server.Vault) (any, error)) {
+		t.Helper()
+		a, aerr := q(v)
+		b, berr := q(scan)
+		if fmt.Sprint(aerr) != fmt.Sprint(berr) || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\nindex %+v %v\nscan  %+v %v", what, a, aerr, b, berr)
+		}
+	}
+	for p := range linkFixture {
+		same("neighborhood "+p, func(v *server.Vault) (any, error) {
+			return v.Neighborhood(ctx, note.Path(p), graph.NeighborhoodOptions{Depth: 2, MaxNodes: 4})
+		})
+		same("path "+p, func(v *server.Vault) (any, error) { return v.ShortestPath(ctx, "a/x.md", note.Path(p), 0) })
+	}
+	same("hubs", func(v *server.Vault) (any, error) { return v.Hubs(ctx, 2, 1) })
+	same("orphans", func(v *server.Vault) (any, error) { return v.Orphans(ctx, 5, 0) })
+	if h, err := scan.Hubs(ctx, 20, 0); err != nil || h.Total == 0 {
+		t.Errorf("hubs without the index: %+v %v", h, err)
 	}
 }
 

@@ -67,11 +67,11 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 	if !c.visible(ctx, p) {
 		return nil, errInvisible(p)
 	}
-	ix, err := t.v.Index.Graph(ctx)
+	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return nil, err
 	}
-	nb, err := ix.Neighborhood(p, graph.NeighborhoodOptions{Depth: depth, MaxNodes: maxNodes, Types: in.Types, Hidden: c.hidden(ctx)})
+	nb, err := lv.src.Neighborhood(p, graph.NeighborhoodOptions{Depth: depth, MaxNodes: maxNodes, Types: in.Types, Hidden: c.hidden(ctx)})
 	switch {
 	case errors.Is(err, graph.ErrUnknownNote):
 		return nil, errInvisible(p) // a hidden note answers like a missing one
@@ -89,11 +89,11 @@ func (t *mcpTools) graphHubs(ctx context.Context, c *caller, in HubsArgs) (*grap
 	if in.Offset < 0 {
 		return nil, errInput("offset must be 0 or more, not %d", in.Offset)
 	}
-	ix, err := t.v.Index.Graph(ctx)
+	lv, err := t.v.linkView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l, err := ix.HubsHiding(limit, in.Offset, c.hidden(ctx))
+	l, err := lv.src.HubsHiding(limit, in.Offset, c.hidden(ctx))
 	if err != nil {
 		return nil, graphErr("graph_hubs", err)
 	}
