@@ -22,21 +22,30 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	tty := isTerminal(e.stderr)
 	start := time.Now()
 	last := time.Time{}
-	err = x.Rebuild(ctx, func(done, total int) {
-		if !tty || (time.Since(last) < 100*time.Millisecond && done < total) {
-			return
-		}
-		last = time.Now()
-		width := 30
+	drawn, lastTotal := false, 0
+	draw := func(done, total int) {
+		const width = 30
 		fill := 0
 		if total > 0 {
-			fill = done * width / total
+			fill = min(done, total) * width / total
 		}
 		fmt.Fprintf(e.stderr, "\rindexing [%-*s] %d/%d", width, bar(fill), done, total)
-		if done >= total {
-			fmt.Fprintln(e.stderr)
+		drawn, lastTotal = true, total
+	}
+	err = x.Rebuild(ctx, func(done, total int) {
+		if tty && time.Since(last) >= 100*time.Millisecond {
+			last = time.Now()
+			draw(done, total)
 		}
 	})
+	if drawn {
+		// The bar ends full on success (files that are not indexed, such as
+		// .norn/config.yaml, are in the total) and on its own line either way.
+		if err == nil {
+			draw(lastTotal, lastTotal)
+		}
+		fmt.Fprintln(e.stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -116,5 +118,33 @@ func TestCLI_DoctorFindsDamagedIndex(t *testing.T) {
 	}
 	if r := decode(t, mustCLI(t, dir, "", "search", "w7", "--json")); r["engine"] != "bm25" {
 		t.Fatalf("search after the repair: %v", r)
+	}
+}
+
+// TestReindex_ProgressOnATerminal: on a terminal (script(1) gives the real binary
+// one) reindex draws a bar that ends full and on its own line, before the summary.
+func TestReindex_ProgressOnATerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) here to give norn a terminal")
+	}
+	bin := buildNorn(t)
+	dir := newVault(t)
+	for i := range 3 {
+		mustCLI(t, dir, fmt.Sprintf("# Note %d\n", i), "write", fmt.Sprintf("n%d.md", i))
+	}
+	cmd := exec.Command(script, "-qec", "'"+bin+"' reindex", "/dev/null")
+	cmd.Env = append(os.Environ(), "NORN_VAULT="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("reindex on a terminal: %v\n%q", err, out)
+	}
+	bars := regexp.MustCompile(`indexing \[=*\s*\] (\d+)/(\d+)`).FindAllSubmatch(out, -1)
+	if len(bars) == 0 {
+		t.Fatalf("no progress bar in %q", out)
+	}
+	end := bars[len(bars)-1]
+	if string(end[1]) != string(end[2]) || !regexp.MustCompile(`\] \d+/\d+\r?\n+index rebuilt at`).Match(out) {
+		t.Fatalf("the bar does not end full on its own line: %q", out)
 	}
 }
