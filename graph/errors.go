@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Match them with errors.Is; every error the package returns wraps
@@ -35,7 +36,34 @@ type QueryError struct {
 }
 
 func (e *QueryError) Error() string {
-	return fmt.Sprintf("query %q: at %d: %s", e.Query, e.Pos, e.Reason)
+	return fmt.Sprintf("query %q: at %d: %s", excerpt(e.Query, e.Pos), e.Pos, e.Reason)
+}
+
+// excerptRadius is how many bytes of a query an error shows on each side of the
+// problem: a 100 KB query must not come back as a 100 KB message.
+const excerptRadius = 40
+
+// excerpt is q, or the part of it around pos with "…" where it was cut (cut on
+// rune boundaries).
+func excerpt(q string, pos int) string {
+	if len(q) <= 2*excerptRadius+20 {
+		return q
+	}
+	lo, hi := max(0, pos-excerptRadius), min(len(q), pos+excerptRadius)
+	for lo > 0 && !utf8.RuneStart(q[lo]) {
+		lo--
+	}
+	for hi < len(q) && !utf8.RuneStart(q[hi]) {
+		hi++
+	}
+	out := q[lo:hi]
+	if lo > 0 {
+		out = "…" + out
+	}
+	if hi < len(q) {
+		out += "…"
+	}
+	return out
 }
 
 // Is makes errors.Is(err, ErrQuery) true for every QueryError.

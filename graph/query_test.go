@@ -3,7 +3,9 @@ package graph_test
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/norn-vault/norn/graph"
 )
@@ -78,5 +80,24 @@ func TestParseQuery_Errors(t *testing.T) {
 		if !errors.As(err, &qe) || qe.Pos != tt.pos || qe.Reason == "" {
 			t.Errorf("ParseQuery(%q): %#v, want position %d and a reason", tt.in, err, tt.pos)
 		}
+	}
+}
+
+// TestQueryError_ShortMessage: the message of an error in a huge query shows the
+// part around the problem, not the whole query; the error keeps all of it.
+func TestQueryError_ShortMessage(t *testing.T) {
+	long := strings.Repeat("word ", 20000) + `"unclosed ` + strings.Repeat("é", 500)
+	_, err := graph.ParseQuery(long)
+	var qe *graph.QueryError
+	if !errors.As(err, &qe) || qe.Query != long {
+		t.Fatalf("%v", err)
+	}
+	msg := err.Error()
+	if len(msg) > 300 || !strings.Contains(msg, "unclosed") || !strings.Contains(msg, "unterminated quote") ||
+		!strings.Contains(msg, "…") || !utf8.ValidString(msg) {
+		t.Fatalf("message (%d bytes): %s", len(msg), msg)
+	}
+	if _, err := graph.ParseQuery(`a "b`); err == nil || !strings.Contains(err.Error(), `"a \"b"`) {
+		t.Fatalf("a short query is shown whole: %v", err)
 	}
 }

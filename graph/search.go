@@ -186,13 +186,17 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 		return len(pl.labels) - 1
 	}
 	wordIdx := map[string]int{}
-	addWord := func(t string, lab int) {
+	// addWord scores term t; prefix: it also matches the terms it begins (a bare
+	// word's does, a one-word phrase's does not).
+	addWord := func(t string, lab int, prefix bool) {
+		prefix = prefix && len(t) >= prefixMinLen
 		if i, ok := wordIdx[t]; ok {
 			pl.words[i].qtf++
+			pl.words[i].prefix = pl.words[i].prefix || prefix
 			return
 		}
 		wordIdx[t] = len(pl.words)
-		pl.words = append(pl.words, wordPlan{term: t, prefix: len(t) >= prefixMinLen, qtf: 1, label: lab})
+		pl.words = append(pl.words, wordPlan{term: t, prefix: prefix, qtf: 1, label: lab})
 	}
 	st := a.newStemmer()
 	analyse := func(s string) (terms []string, offs []uint32) {
@@ -233,7 +237,7 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 			if scored {
 				lab := label(c.Value)
 				for _, t := range terms {
-					addWord(t, lab)
+					addWord(t, lab, true)
 				}
 			}
 			if len(terms) == 1 {
@@ -250,7 +254,7 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 			if scored {
 				pp.label = label(`"` + c.Value + `"`)
 				if len(terms) == 1 {
-					addWord(terms[0], pp.label)
+					addWord(terms[0], pp.label, false)
 				} else {
 					pl.phrases = append(pl.phrases, pp)
 				}

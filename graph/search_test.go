@@ -221,3 +221,47 @@ func TestSearch_ExactOutranksRarePrefix(t *testing.T) {
 		t.Fatalf("widget: %v, want widget.md first and other.md (prefix only) last", got)
 	}
 }
+
+// TestSearch_OneWordPhraseIsExact: a quoted word matches, scores and is marked
+// exactly; the bare word also matches and marks the words it begins.
+func TestSearch_OneWordPhraseIsExact(t *testing.T) {
+	ix := fixtureIndex(t, graph.Options{})
+	snippets := func(q string) map[string]string {
+		out := map[string]string{}
+		for _, h := range search(t, ix, q, graph.SearchOptions{Limit: 10}).Hits {
+			out[string(h.Path)] = h.Snippet
+		}
+		return out
+	}
+	exact := snippets(`"config"`)
+	if s, ok := exact["inbox/config.md"]; !ok || strings.Contains(s, "«") {
+		t.Errorf(`"config" marks a longer word, or misses the note whose path has it: %q`, exact)
+	}
+	if s := snippets("config")["inbox/config.md"]; !strings.Contains(s, "«configuration»") {
+		t.Errorf("config does not mark configuration: %q", s)
+	}
+}
+
+// TestSearch_SnippetsHaveNoControlCharacters: lone carriage returns (old Mac
+// line ends) and escape sequences in a note reach no snippet, by index or scan.
+func TestSearch_SnippetsHaveNoControlCharacters(t *testing.T) {
+	notes := map[string]string{"cr.md": "one\rtwo\rthree jackal\r\x1b[2Jgone\x7f\n"}
+	ix, _ := openIndex(t, graph.Options{})
+	docs := mkDocs(t, notes)
+	if err := ix.Rebuild(context.Background(), "c1", seq(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	scan, err := graph.Scan(context.Background(), "jackal", seq(docs), graph.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*graph.Results{search(t, ix, "jackal", graph.SearchOptions{}), scan} {
+		if len(res.Hits) != 1 {
+			t.Fatalf("hits: %+v", res.Hits)
+		}
+		s := res.Hits[0].Snippet
+		if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) || !strings.Contains(s, "«jackal»") {
+			t.Errorf("%s snippet %q", res.Engine, s)
+		}
+	}
+}

@@ -300,5 +300,15 @@ func markLine(line []byte, base int, ms []match) string {
 	}
 	b.Write(line[at:hi])
 	b.WriteString(suffix)
-	return b.String()
+	return strings.Map(printable, b.String())
+}
+
+// printable maps the control characters a snippet may hold (a lone carriage
+// return, an escape sequence) to a space, so that printing it to a terminal shows
+// the text and nothing else.
+func printable(r rune) rune {
+	if (r < ' ' && r != '\t') || r == 0x7f {
+		return ' '
+	}
+	return r
 }

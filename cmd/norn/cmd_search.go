@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -36,10 +37,12 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	folder := fs.String("folder", "", "only notes under this folder")
 	stdin := fs.Bool("stdin", false, `read one query per line (or JSON lines {"id","text"}) and print one JSON line per query`)
 	literal := fs.Bool("literal", false, "take the query as plain words (no operators)")
-	args, err := parseFlags(fs, args)
+	flags, words := splitQueryArgs(fs, args)
+	args, err := parseFlags(fs, flags)
 	if err != nil {
 		return err
 	}
+	args = append(args, words...)
 	if *limit < 1 || *limit > 1000 || *offset < 0 {
 		return usagef("--limit must be 1..1000 and --offset ≥ 0")
 	}
@@ -149,4 +152,38 @@ func printHits(e *env, resp *server.SearchResponse) {
 			fmt.Fprintf(e.stdout, "  %s\n", l)
 		}
 	}
+}
+
+// splitQueryArgs separates search's flags from the words of its query: an
+// argument that starts with '-' but names none of fs's flags (-draft, -tag:old,
+// "-draft notes") is part of the query, so an exclusion needs no "--" before it.
+func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(words, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil && name != "h" && name != "help" {
+			words = append(words, a)
+			continue
+		}
+		flags = append(flags, a)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return flags, words
 }

@@ -27,6 +27,20 @@ func TestCLI_Search(t *testing.T) {
 	if r["engine"] != "bm25" || r["index_stale"] != false || len(res) == 0 || res[0].(map[string]any)["path"] != "tech/bloom.md" {
 		t.Fatalf("search: %v", r)
 	}
+	// An exclusion first needs no "--": an argument naming no flag is query text.
+	for _, args := range [][]string{
+		{"search", "-tag:data-structures", "hashing"},
+		{"search", "-tag:data-structures hashing", "--limit", "5"},
+		{"search", "--limit=5", "-bloom", "-v", "hashing"},
+		{"search", "--", "-bloom", "hashing"},
+	} {
+		if out := mustCLI(t, dir, "", args...); !strings.Contains(out, "tech/cms.md") || strings.Contains(out, "tech/bloom.md") {
+			t.Errorf("%q:\n%s", args, out)
+		}
+	}
+	if _, errOut, code := cli(t, dir, "", "search", "hashing", "--limit"); code != exitUsage {
+		t.Errorf("--limit without a value: exit %d %s", code, errOut)
+	}
 	// A write made after the index was built is found by the next search.
 	mustCLI(t, dir, "# Zebra\n\nStripes.\n", "write", "life/zebra.md")
 	if out := mustCLI(t, dir, "", "search", "stripes"); !strings.Contains(out, "life/zebra.md") || !strings.HasPrefix(out, "1 result (bm25") {
