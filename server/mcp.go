@@ -87,6 +87,9 @@ type mcpTools struct {
 	now  func() time.Time
 	priv privacySet
 	subs *subscriptions
+	// captureMu serialises this server's captures: they all append to today's inbox
+	// note, and racing ones would conflict (other processes' are retried).
+	captureMu sync.Mutex
 }
 
 // toolDef describes one tool: its name, what it is for, the scope it needs and its

@@ -411,8 +411,11 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		heading += " · " + title
 	}
 	entry := "\n" + heading + "\n\n" + text + "\n"
-	// Captures of the same day race for one note: on a conflict, take the new
-	// current bytes and append again (append-only, so nothing can be lost).
+	// Captures of the same day race for one note: this server's go one at a time;
+	// on a conflict (another process wrote the note), take the new current bytes
+	// and append again (append-only, so nothing can be lost).
+	t.captureMu.Lock()
+	defer t.captureMu.Unlock()
 	for attempt := 0; ; attempt++ {
 		var old []byte
 		rev := t.v.Revision(p)

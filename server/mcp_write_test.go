@@ -1,12 +1,17 @@
 package server_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -356,5 +361,53 @@ func TestMCP_ClosedVaultIsRetryable(t *testing.T) {
 	te := wantError(t, c, ctx, "write_note", map[string]any{"path": "late.md", "content": "# Late\n"}, server.CodeClosed, server.ClassRetryable)
 	if !strings.Contains(te.Message, "retry") {
 		t.Fatalf("closed: %s", te.Message)
+	}
+}
+
+// TestMCP_ConcurrentCapturesAllLand: captures sent at once by many clients all
+// land, each its own commit, none lost to the race for today's inbox note.
+func TestMCP_ConcurrentCapturesAllLand(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	paths := make(chan note.Path, n)
+	for i := range n {
+		c, ctx := e.connect(&mcpAgent, false)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{
+				Name: "capture", Arguments: map[string]any{"text": fmt.Sprintf("numbat %d", i)}}})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("capture %d: %v", i, res.Content)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			var r server.CaptureResult
+			if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &r); err != nil {
+				errs <- err
+				return
+			}
+			paths <- r.Path
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(paths)
+	for err := range errs {
+		t.Error(err)
+	}
+	p := <-paths
+	body := onDisk(t, v, string(p))
+	for i := range n {
+		if !strings.Contains(body, fmt.Sprintf("\n\nnumbat %d\n", i)) {
+			t.Errorf("capture %d lost:\n%s", i, body)
+		}
+	}
+	if got := strings.Count(mcpGit(t, v.Dir(), "log", "--format=%s", "--", string(p)), "capture "); got != n {
+		t.Errorf("%d capture commits, want %d", got, n)
 	}
 }
