@@ -23,7 +23,8 @@ var builtinIgnores = []string{
 
 // Changes compares the working tree with HEAD and returns the edits a person made
 // there: modified and new files as Put changes (ExpectedRevision = HEAD's), removed
-// ones as Archive. Files ignored by .gitignore (and editor state) are skipped.
+// ones as Archive. Untracked files ignored by .gitignore (and editor state) are
+// skipped; a tracked file counts whatever .gitignore says, as it does for git.
 func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	// Under wtMu the working tree matches snap. Files the committer writes during
 	// the walk are newer than snap: they come out as changes whose expected revision
@@ -39,11 +40,27 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	for i := range idx {
 		byName[idx[i].name] = &idx[i]
 	}
-	patterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
+	userPatterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
+	user := gitignore.NewMatcher(userPatterns)
+	var builtinPatterns []gitignore.Pattern
 	for _, p := range builtinIgnores {
-		patterns = append(patterns, gitignore.ParsePattern(p, nil))
+		builtinPatterns = append(builtinPatterns, gitignore.ParsePattern(p, nil))
 	}
-	ignore := gitignore.NewMatcher(patterns)
+	builtin := gitignore.NewMatcher(builtinPatterns)
+	// ignored: editor state always is; what .gitignore names is unless it is
+	// tracked at HEAD (an edit to a tracked file counts, as it does for git).
+	ignored := func(p string, dir bool) bool {
+		parts := strings.Split(p, "/")
+		match := func(m gitignore.Matcher) bool {
+			for i := 1; i < len(parts); i++ {
+				if m.Match(parts[:i], true) {
+					return true
+				}
+			}
+			return m.Match(parts, dir)
+		}
+		return match(builtin) || snap.root.lookup(p) == nil && match(user)
+	}
 
 	var out []Change
 	seen := map[string]bool{}
@@ -58,12 +75,12 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if p == ".git" || ignore.Match(strings.Split(p, "/"), true) {
+			if p == ".git" || ignored(p, true) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || ignore.Match(strings.Split(p, "/"), false) {
+		if !d.Type().IsRegular() || ignored(p, false) {
 			return nil
 		}
 		if ValidPath(p) != nil {
@@ -103,8 +120,8 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		if seen[p] || (n.mode != modeFile && n.mode != modeExec) {
 			return
 		}
-		if ignore.Match(strings.Split(p, "/"), false) && exists(v.dir+"/"+p) {
-			return
+		if ignored(p, false) && exists(v.dir+"/"+p) {
+			return // tracked editor state, skipped by the walk
 		}
 		out = append(out, Change{Kind: Archive, Path: note.Path(p), ExpectedRevision: Revision(n.id.String())})
 	})

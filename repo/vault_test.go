@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,4 +281,39 @@ func TestVault_WorktreeFolderEmptiedAndRefilled(t *testing.T) {
 		t.Fatal("new note missing from the working tree")
 	}
 	assertClean(t, v)
+}
+
+// TestVault_ExternalTrackedButIgnored: .gitignore hides untracked files only, as
+// for git: an edit to (or the removal of) a tracked note under an ignored folder is
+// committed; a new file there, and editor state, are not.
+func TestVault_ExternalTrackedButIgnored(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put(".gitignore", "ignored/\n*.log\n", ""), put("ignored/x.md", "one\n", ""),
+		put("ignored/y.md", "why\n", ""), put("keep.log", "tracked log\n", ""))
+	os.WriteFile(filepath.Join(v.Dir(), "ignored", "x.md"), []byte("edited by hand\n"), 0o644)
+	os.Remove(filepath.Join(v.Dir(), "ignored", "y.md"))
+	os.WriteFile(filepath.Join(v.Dir(), "keep.log"), []byte("tracked log, edited\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "ignored", "new.md"), []byte("untracked\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "other.log"), []byte("untracked\n"), 0o644)
+	os.MkdirAll(filepath.Join(v.Dir(), ".obsidian"), 0o755)
+	os.WriteFile(filepath.Join(v.Dir(), ".obsidian", "workspace.json"), []byte("{}"), 0o644)
+	if st := gitCmd(t, v.Dir(), "status", "--porcelain"); st != " M ignored/x.md\n D ignored/y.md\n M keep.log\n?? .obsidian/\n" {
+		t.Fatalf("git status before (the oracle): %q", st)
+	}
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil {
+		t.Fatal(res, err)
+	}
+	var got []string
+	for _, c := range res.Changes {
+		got = append(got, string(c.Kind)+" "+string(c.Path))
+	}
+	slices.Sort(got)
+	if want := []string{"archive ignored/y.md", "put ignored/x.md", "put keep.log"}; !slices.Equal(got, want) {
+		t.Fatalf("changes %v, want %v", got, want)
+	}
+	if st := gitCmd(t, v.Dir(), "status", "--porcelain"); st != "?? .obsidian/\n" {
+		t.Fatalf("git status after: %q", st)
+	}
 }
