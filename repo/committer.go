@@ -625,9 +625,10 @@ func (v *Vault) message(tx *Tx) string {
 			paths = append(paths, p)
 		}
 		subject = string(tx.Op) + " " + strings.Join(paths, ", ")
-		if len(subject) > 200 {
+		if len(subject) > MaxSubjectBytes {
 			subject = fmt.Sprintf("%s %d notes", tx.Op, len(tx.Changes))
 		}
+		subject = Subject(subject)
 	}
 	trailers := [][2]string{{trailerOp, string(tx.Op)}, {trailerReason, string(tx.Reason)}}
 	if len(tx.Changes) > 1 {
@@ -644,6 +645,9 @@ func (v *Vault) validateTx(tx *Tx, external bool) error {
 		return invalidf("a transaction needs an op")
 	}
 	if err := validIdentity(tx.Author); err != nil {
+		return err
+	}
+	if err := ValidSubject(strings.TrimSpace(tx.Message)); err != nil {
 		return err
 	}
 	seen := map[note.Path]bool{}

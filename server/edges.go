@@ -104,7 +104,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		return nil, fmt.Errorf("%w: cannot edit the frontmatter of %s: %w", repo.ErrInvalid, r.From, err)
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ),
+		Message: repo.Subject(fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ)),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (v *Vault) unlinkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, er
 		what = "all types"
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what),
+		Message: repo.Subject(fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what)),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err

@@ -435,7 +435,7 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		if title != "" {
 			msg += ": " + title
 		}
-		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, msg, in.DryRun,
+		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun,
 			repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}))
 		if errors.Is(err, repo.ErrConflict) && attempt < 3 {
 			continue
@@ -529,7 +529,7 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	}
 	msg := in.Message
 	if strings.TrimSpace(msg) == "" {
-		msg = fmt.Sprintf("file %s in %s", p, idx)
+		msg = repo.Subject(fmt.Sprintf("file %s in %s", p, idx))
 	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
 	if err != nil {

@@ -101,6 +101,7 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 		if k := len(plan.rewritten); k > 0 {
 			msg += fmt.Sprintf(" (links rewritten in %d notes)", k)
 		}
+		msg = repo.Subject(msg)
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun})
 	if err != nil {
@@ -383,7 +384,7 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 	}
 	msg := r.Message
 	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
-		msg = fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling))
+		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling)))
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpArchive, Reason: r.Reason, Message: msg, DryRun: r.DryRun,
 		Changes: []repo.Change{{Kind: repo.Archive, Path: r.Path, ExpectedRevision: rev}}})
