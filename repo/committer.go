@@ -466,7 +466,7 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		switch c.Kind {
 		case Put:
 			if c.ExpectedRevision != curRev {
-				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: conflictHint(c.ExpectedRevision, curRev)}
+				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: ConflictHint(c.ExpectedRevision, curRev)}
 			}
 			content = c.Content
 			if cur != nil {
@@ -579,7 +579,9 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 	return &staged{res: res, snap: &snapshot{commit: cid, root: root}, commit: toCommit(cid, co), files: files}, nil
 }
 
-func conflictHint(expected, current Revision) string {
+// ConflictHint is the Reason of a Put's *ConflictError: what to do when the
+// writer expected revision expected and the note is at current ("" for none).
+func ConflictHint(expected, current Revision) string {
 	switch {
 	case expected == "" && current != "":
 		return "the note exists; pass its current revision as expected_revision to update it (no blind overwrite)"
