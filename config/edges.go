@@ -50,6 +50,15 @@ func (e *Edges) decode(d *decoder, n *yaml.Node, key string) {
 	})
 }
 
+// ValidEdgeType checks that s is a well-formed edge type name (lowercase
+// snake_case, starting with a letter), registered or not. Errors match ErrInvalid.
+func ValidEdgeType(s string) error {
+	if _, msg := edgeType(s); msg != "" {
+		return fmt.Errorf("%w: %s", ErrInvalid, msg)
+	}
+	return nil
+}
+
 // edgeType checks an edge type name: lowercase snake_case, starting with a letter.
 func edgeType(s string) (string, string) {
 	ok := s != "" && s[0] >= 'a' && s[0] <= 'z' && s[len(s)-1] != '_'

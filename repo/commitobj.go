@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // commitObj is a decoded git commit.
@@ -118,7 +120,58 @@ func parseSig(s string) (Author, time.Time) {
 	return a, t
 }
 
-// message builds a commit message: subject, optional body, then the trailers.
+// MaxSubjectBytes bounds a commit subject (Tx.Message).
+const MaxSubjectBytes = 200
+
+// ValidSubject checks a commit subject a writer gives (Tx.Message, spaces around
+// it trimmed): at most MaxSubjectBytes bytes of UTF-8 on one line, without
+// control characters. A line break would let the subject add lines of its own to
+// the message, fake Norn-Op or Norn-Reason trailers among them. "" is valid (the
+// default subject). Errors match ErrInvalid.
+func ValidSubject(s string) error {
+	switch {
+	case len(s) > MaxSubjectBytes:
+		return invalidf("message is %d bytes; a commit subject is at most %d: write one short line", len(s), MaxSubjectBytes)
+	case !utf8.ValidString(s):
+		return invalidf("message is not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return invalidf("message %q holds a line break or another control character: a commit subject is one line of plain text", s)
+		}
+	}
+	return nil
+}
+
+// Subject makes s, text of Norn's own (a path, a title), a subject ValidSubject
+// accepts: runs of spaces and control characters become one space, and text over
+// MaxSubjectBytes is cut on a character boundary, ending in "…".
+func Subject(s string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.TrimSpace(s) {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			gap = true
+			continue
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		gap = false
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if len(out) > MaxSubjectBytes {
+		cut := MaxSubjectBytes - len("…")
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + "…"
+	}
+	return out
+}
+
+// buildMessage builds a commit message: subject, optional body, then the trailers.
 func buildMessage(subject string, trailers [][2]string) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(subject, "\n"))

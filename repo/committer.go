@@ -466,7 +466,7 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		switch c.Kind {
 		case Put:
 			if c.ExpectedRevision != curRev {
-				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: conflictHint(c.ExpectedRevision, curRev)}
+				return nil, &ConflictError{Path: c.Path, Expected: c.ExpectedRevision, Current: curRev, Reason: ConflictHint(c.ExpectedRevision, curRev)}
 			}
 			content = c.Content
 			if cur != nil {
@@ -579,7 +579,9 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 	return &staged{res: res, snap: &snapshot{commit: cid, root: root}, commit: toCommit(cid, co), files: files}, nil
 }
 
-func conflictHint(expected, current Revision) string {
+// ConflictHint is the Reason of a Put's *ConflictError: what to do when the
+// writer expected revision expected and the note is at current ("" for none).
+func ConflictHint(expected, current Revision) string {
 	switch {
 	case expected == "" && current != "":
 		return "the note exists; pass its current revision as expected_revision to update it (no blind overwrite)"
@@ -625,9 +627,10 @@ func (v *Vault) message(tx *Tx) string {
 			paths = append(paths, p)
 		}
 		subject = string(tx.Op) + " " + strings.Join(paths, ", ")
-		if len(subject) > 200 {
+		if len(subject) > MaxSubjectBytes {
 			subject = fmt.Sprintf("%s %d notes", tx.Op, len(tx.Changes))
 		}
+		subject = Subject(subject)
 	}
 	trailers := [][2]string{{trailerOp, string(tx.Op)}, {trailerReason, string(tx.Reason)}}
 	if len(tx.Changes) > 1 {
@@ -644,6 +647,9 @@ func (v *Vault) validateTx(tx *Tx, external bool) error {
 		return invalidf("a transaction needs an op")
 	}
 	if err := validIdentity(tx.Author); err != nil {
+		return err
+	}
+	if err := ValidSubject(strings.TrimSpace(tx.Message)); err != nil {
 		return err
 	}
 	seen := map[note.Path]bool{}

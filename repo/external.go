@@ -133,6 +133,10 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 // and no error when there is nothing to commit. A note Norn changed meanwhile is a
 // conflict; call it again.
 func (v *Vault) CommitExternal(ctx context.Context, op Op, message string) (*Result, error) {
+	message = strings.TrimSpace(message)
+	if err := ValidSubject(message); err != nil {
+		return nil, err
+	}
 	changes, err := v.Changes(ctx)
 	if err != nil {
 		return nil, err
@@ -146,7 +150,7 @@ func (v *Vault) CommitExternal(ctx context.Context, op Op, message string) (*Res
 	if message == "" {
 		message = fmt.Sprintf("%s: %d file(s) changed in the working tree", op, len(changes))
 		if len(changes) == 1 {
-			message = fmt.Sprintf("%s %s", op, changes[0].Path)
+			message = Subject(fmt.Sprintf("%s %s", op, changes[0].Path))
 		}
 	}
 	tx := &Tx{Author: v.opts.Owner, Roles: []string{"owner"}, Op: op, Message: message, Changes: changes}

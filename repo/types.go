@@ -101,7 +101,10 @@ type Tx struct {
 	// "maintenance", "private", "admin").
 	Roles []string
 	Op    Op
-	// Message is the commit subject (and body); a default is derived from the changes.
+	// Message is the commit subject: one line of at most MaxSubjectBytes bytes
+	// without control characters (ValidSubject; spaces around it are trimmed). Empty:
+	// a default is derived from the changes. The trailers (Norn-Op, …) follow it, so
+	// a subject that could carry lines of its own is refused (ErrInvalid).
 	Message string
 	// Reason is required when the transaction archives.
 	Reason  Reason

@@ -27,8 +27,10 @@ type EdgeRequest struct {
 	Author           repo.Author
 	Roles            []string
 	DryRun           bool
-	// Hidden hides notes the requester may not see (nil: none): an error about
-	// an ambiguous To does not name them.
+	// Hidden hides notes the requester may not see (nil: none): a hidden From is
+	// not found, as a missing one; To resolves as if hidden notes were not there
+	// (but a name ambiguous in the whole vault stays ambiguous: the edge is
+	// written for everyone), and an error about an ambiguous To does not name them.
 	Hidden graph.Hidden
 }
 
@@ -104,7 +106,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		return nil, fmt.Errorf("%w: cannot edit the frontmatter of %s: %w", repo.ErrInvalid, r.From, err)
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ),
+		Message: repo.Subject(fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ)),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err
@@ -172,7 +174,7 @@ func (v *Vault) unlinkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, er
 		what = "all types"
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what),
+		Message: repo.Subject(fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what)),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err
@@ -210,7 +212,7 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 		return nil, err
 	}
 	n, rev, err := lv.note(ctx, r.From)
-	if errors.Is(err, repo.ErrNotFound) {
+	if errors.Is(err, repo.ErrNotFound) || err == nil && r.Hidden != nil && r.Hidden(r.From) {
 		return nil, fmt.Errorf("%w: the note %s does not exist at HEAD", repo.ErrNotFound, r.From)
 	}
 	if err != nil {
@@ -225,6 +227,13 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, hidden: r.Hidden, sites: note.EdgeLinks(n)}
 	if ed.target, err = lv.src.Resolve(r.From, l); err != nil {
 		return nil, graphErr("resolve", err)
+	}
+	if ed.target.Status == graph.LinkResolved && r.Hidden != nil && r.Hidden(ed.target.Target) {
+		// To the requester the hidden note is not there: the name is broken, or
+		// names the visible note it would otherwise shadow.
+		if ed.target, err = lv.src.ResolveHiding(r.From, l, r.Hidden); err != nil {
+			return nil, graphErr("resolve", err)
+		}
 	}
 	return ed, nil
 }

@@ -155,8 +155,8 @@ func structuredResult(tool string, out any) *mcp.CallToolResult {
 	}
 }
 
-// decodeArgs decodes a call's arguments into dst, refusing unknown fields and
-// trailing data.
+// decodeArgs decodes a call's arguments into dst, refusing unknown fields,
+// trailing data, and (checkArgs) text that is not UTF-8 and repeated keys.
 func decodeArgs(req mcp.CallToolRequest, dst any) error {
 	var raw []byte
 	switch a := req.GetRawArguments().(type) {
@@ -173,6 +173,11 @@ func decodeArgs(req mcp.CallToolRequest, dst any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
+	}
+	if json.Valid(raw) { // malformed JSON is the decoder's to report
+		if err := checkArgs(raw); err != nil {
+			return err
+		}
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()

@@ -105,6 +105,8 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 	case errors.Is(err, repo.ErrRejected), errors.Is(err, hooks.ErrRejected):
 		return &ToolError{Class: ClassFixInput, Code: CodeGateRejected,
 			Message: fmt.Sprintf("%v; fix the note and retry (nothing was written)", err)}
+	case errors.Is(err, ErrForbidden):
+		return &ToolError{Class: ClassFatal, Code: CodeForbidden, Message: err.Error()}
 	case errors.Is(err, repo.ErrNotFound):
 		return &ToolError{Class: ClassFixInput, Code: CodeNotFound,
 			Message: fmt.Sprintf("%v; check the path or commit (list_notes, search, history) and retry", err)}

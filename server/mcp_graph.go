@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"errors"
+	"strings"
+
+	"github.com/norn-vault/norn/config"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
@@ -60,8 +63,8 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 		return nil, err
 	}
 	for _, ty := range in.Types {
-		if ty == "" {
-			return nil, errInput("types: an empty type; use link for body links or a registered edge type")
+		if err := config.ValidEdgeType(ty); ty != "link" && err != nil {
+			return nil, errInput("types: %v; use link for body links or an edge type (%s)", err, strings.Join(c.cfg.Edges.Types, ", "))
 		}
 	}
 	if !c.visible(ctx, p) {

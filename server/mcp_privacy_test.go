@@ -297,3 +297,116 @@ func TestMCP_RestoreAndReadTakeOnlyVisibleSources(t *testing.T) {
 		t.Fatalf("trusted restore of any blob: %+v", w)
 	}
 }
+
+// TestMCP_WritesTreatHiddenNotesAsMissing: to a writer without the private scope,
+// every write tool answers for a private note (by frontmatter or by folder) what
+// it answers for a path with no note, message for message. Where that would mean
+// writing over the note (a create, a restore, a move onto it) the answer is
+// invalid_input saying the path is taken, never a retryable conflict, and naming
+// no other note. Nothing is written.
+func TestMCP_WritesTreatHiddenNotesAsMissing(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	s := &e2eSession{v: v}
+	state := s.vaultState(t)
+	stale := strings.Repeat("ab", 20)
+	const why = "Because it explains where to begin reading."
+	for _, pair := range [][2]string{{"tech/secret.md", "tech/nopes.md"}, {"personal-notes/diary.md", "personal-notes/nope.md"}} {
+		hidden, missing := pair[0], pair[1]
+		for _, tc := range []struct {
+			tool, key string
+			args      map[string]any
+		}{
+			{"write_note", "path", map[string]any{"content": "# Mine now\n", "expected_revision": stale}},
+			{"edit_note", "path", map[string]any{"op": "append", "content": "x", "expected_revision": stale}},
+			{"archive_note", "path", map[string]any{"reason": "archived"}},
+			{"archive_note", "path", map[string]any{"reason": "archived", "expected_revision": stale, "dry_run": true}},
+			{"move_note", "from", map[string]any{"to": "elsewhere.md"}},
+			{"move_note", "from", map[string]any{"to": "elsewhere.md", "dry_run": true}},
+			{"restore_note", "path", map[string]any{"from": "HEAD"}},
+			{"restore_note", "path", map[string]any{"revision": stale}},
+			{"link_notes", "from", map[string]any{"to": "README", "type": "supports", "why": why}},
+			{"link_notes", "to", map[string]any{"from": "README.md", "type": "supports", "why": why}},
+			{"unlink_notes", "from", map[string]any{"to": "README"}},
+			{"unlink_notes", "to", map[string]any{"from": "README.md"}},
+			{"file_note", "path", map[string]any{"content": "# X\n", "expected_revision": stale}},
+		} {
+			a, b := maps.Clone(tc.args), maps.Clone(tc.args)
+			a[tc.key], b[tc.key] = hidden, missing
+			h, m := callTool(t, c, ctx, tc.tool, a, nil), callTool(t, c, ctx, tc.tool, b, nil)
+			if h == nil || m == nil {
+				t.Fatalf("%s %v: hidden %+v, missing %+v: want both refused", tc.tool, a, h, m)
+			}
+			hm := strings.ReplaceAll(h.Message, hidden, missing)
+			if h.Code != m.Code || h.Class != m.Class || hm != m.Message || strings.ReplaceAll(string(h.Path), hidden, missing) != string(m.Path) ||
+				h.CurrentRevision != m.CurrentRevision {
+				t.Fatalf("%s %v: a hidden note answers\n%+v\na missing one\n%+v", tc.tool, a, h, m)
+			}
+		}
+	}
+	if after := s.vaultState(t); after != state {
+		t.Fatalf("a refused write changed the vault: %s, then %s", state, after)
+	}
+
+	// Where the path is taken: refused as invalid_input, not retryable, naming
+	// only the caller's own path.
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "mv-src.md", "content": "# Src\n"}, nil)
+	state = s.vaultState(t)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_note", map[string]any{"path": "tech/secret.md", "content": "# Mine now\n"}},
+		{"file_note", map[string]any{"path": "tech/secret.md", "content": "# Mine now\n"}},
+		{"move_note", map[string]any{"from": "mv-src.md", "to": "tech/secret.md"}},
+		{"move_note", map[string]any{"from": "mv-src.md", "to": "tech/secret.md", "dry_run": true}},
+		{"move_note", map[string]any{"from": "mv-src.md", "to": "personal-notes/diary.md"}},
+	} {
+		for range 2 { // the same answer again: nothing to retry
+			te := wantError(t, c, ctx, tc.tool, tc.args, server.CodeInvalidInput, server.ClassFixInput)
+			if !strings.Contains(te.Message, "taken") || strings.Contains(te.Message, "private") || strings.Contains(te.Message, "Secret plan") {
+				t.Fatalf("%s %v: %s", tc.tool, tc.args, te.Message)
+			}
+		}
+	}
+	if after := s.vaultState(t); after != state {
+		t.Fatalf("a refused write changed the vault: %s, then %s", state, after)
+	}
+}
+
+// TestMCP_MoveDoesNotNameHiddenNotes: a move whose links to rewrite include a
+// note the caller cannot see is refused as forbidden without naming that note
+// (the demo vault: personal-notes/my-rules-for-agents.md links to
+// concepts/restore.md), dry run or not; a caller with the private scope moves it
+// and the hidden note's link follows.
+func TestMCP_MoveDoesNotNameHiddenNotes(t *testing.T) {
+	v, e := newMCPEnv(t, map[string]string{
+		"concepts/restore.md":                   "# Restore\n## How it works\nBack from history.\n",
+		"personal-notes/my-rules-for-agents.md": "# Rules\nSee [[concepts/restore]] first.\n",
+		"tech/plan.md":                          "---\nprivate: true\n---\n# Plan\nUses [[Restore]].\n",
+		"guide.md":                              "# Guide\n[[Restore]]\n",
+	})
+	c, ctx := e.connect(&mcpAgent, false)
+	s := &e2eSession{v: v}
+	state := s.vaultState(t)
+	for _, dry := range []bool{true, false} {
+		te := wantError(t, c, ctx, "move_note", map[string]any{"from": "concepts/restore.md", "to": "concepts/restore2.md", "dry_run": dry},
+			server.CodeForbidden, server.ClassFatal)
+		for _, secret := range []string{"personal-notes", "my-rules", "tech/plan", ":2"} {
+			if strings.Contains(te.Message, secret) || te.Path != "" && te.Path != "concepts/restore.md" {
+				t.Fatalf("the refusal names a hidden note: %+v", te)
+			}
+		}
+		if len(te.Violations) != 0 {
+			t.Fatalf("violations: %+v", te.Violations)
+		}
+	}
+	if after := s.vaultState(t); after != state {
+		t.Fatalf("a refused move changed the vault: %s, then %s", state, after)
+	}
+	tc, tctx := e.connect(&mcpTrusted, false)
+	mustCall(t, tc, tctx, "move_note", map[string]any{"from": "concepts/restore.md", "to": "concepts/restore2.md"}, nil)
+	if got := onDisk(t, v, "personal-notes/my-rules-for-agents.md"); !strings.Contains(got, "[[concepts/restore2]]") {
+		t.Fatalf("the hidden note's link: %q", got)
+	}
+}

@@ -280,8 +280,12 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 	if in.Offset < 0 || in.Offset > maxSearchOffset {
 		return nil, errInput("offset must be between 0 and %d, not %d", maxSearchOffset, in.Offset)
 	}
+	folder, err := folderArg(in.Folder)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	req := SearchRequest{Query: in.Query, Folder: in.Folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites}
+	req := SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites}
 	var first *SearchResponse
 	var hits []graph.Hit
 	hidden, fetched, skipped := 0, 0, 0
@@ -612,17 +616,16 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 	if err != nil {
 		return nil, err
 	}
-	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
-	if folder != "" {
-		if err := repo.ValidPath(folder); err != nil {
-			return nil, errInput("folder: %v", err)
-		}
+	folder, err := folderArg(in.Folder)
+	if err != nil {
+		return nil, err
 	}
 	after := ""
 	if in.Cursor != "" {
+		// A cursor is the last path of the previous page, under the folder.
 		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
-		if err != nil {
-			return nil, errInput("cursor %q is not one this tool handed out: pass next_cursor unchanged", in.Cursor)
+		if err != nil || repo.ValidPath(string(b)) != nil || !isNote(note.Path(b)) || folder != "" && !strings.HasPrefix(string(b), folder+"/") {
+			return nil, errInput("cursor %q is not one this tool handed out for folder %q: pass next_cursor unchanged", in.Cursor, folder)
 		}
 		after = string(b)
 	}
@@ -665,6 +668,18 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(out.Notes[len(out.Notes)-1].Path))
 	}
 	return out, nil
+}
+
+// folderArg checks a folder argument (list_notes, search): "" is the whole vault;
+// slashes around it are dropped.
+func folderArg(f string) (string, error) {
+	folder := strings.Trim(strings.TrimSpace(f), "/")
+	if folder != "" {
+		if err := repo.ValidPath(folder); err != nil {
+			return "", errInput("folder: %v", err)
+		}
+	}
+	return folder, nil
 }
 
 // --- links and get_context ---

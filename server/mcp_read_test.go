@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
@@ -310,5 +312,47 @@ func TestMCP_DiffShapes(t *testing.T) {
 	mustCall(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "path": "m.md"}, &d)
 	if d.Unified != "--- a/m.md\n+++ b/m.md\n@@ -0,0 +1,2 @@\n+# M\n+x\n" {
 		t.Fatalf("create:\n%s", d.Unified)
+	}
+}
+
+// TestMCP_ReadArgumentsChecked: a cursor list_notes did not hand out (or handed
+// out for another folder) is invalid_input, as history's is; search checks its
+// folder as list_notes does; graph_neighborhood's types must be well-formed edge
+// type names (a well-formed type no edge has simply matches nothing); 0 for a
+// count is its default, as everywhere.
+func TestMCP_ReadArgumentsChecked(t *testing.T) {
+	_, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_notes", map[string]any{"cursor": "garbage"}},
+		{"list_notes", map[string]any{"cursor": "!!"}},
+		{"list_notes", map[string]any{"folder": "tech", "cursor": base64.RawURLEncoding.EncodeToString([]byte("a/dup.md"))}},
+		{"history", map[string]any{"cursor": "garbage"}},
+		{"search", map[string]any{"query": "bloom", "folder": "../"}},
+		{"search", map[string]any{"query": "bloom", "folder": "a/../b"}},
+		{"list_notes", map[string]any{"folder": "../"}},
+		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"Nope!"}}},
+		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{""}}},
+	} {
+		wantError(t, c, ctx, tc.tool, tc.args, server.CodeInvalidInput, server.ClassFixInput)
+	}
+	var l server.ListNotesResult
+	mustCall(t, c, ctx, "list_notes", map[string]any{"limit": 2}, &l)
+	mustCall(t, c, ctx, "list_notes", map[string]any{"limit": 2, "cursor": l.NextCursor}, &l)
+	if len(l.Notes) != 2 {
+		t.Fatalf("second page: %+v", l)
+	}
+	var r server.SearchResult
+	mustCall(t, c, ctx, "search", map[string]any{"query": "hashing", "folder": "/tech/", "limit": 0}, &r)
+	if len(r.Hits) == 0 {
+		t.Fatalf("search in /tech/: %+v", r)
+	}
+	var nb graph.Neighborhood
+	mustCall(t, c, ctx, "graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"nope"}}, &nb)
+	if len(nb.Edges) != 0 {
+		t.Fatalf("a type no edge has: %+v", nb)
 	}
 }

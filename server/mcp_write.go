@@ -70,12 +70,28 @@ func (t *mcpTools) addWriteTools() {
 		true, true), t.unlinkNotes)
 }
 
-// writable refuses a write to an existing note the caller may not see.
-func (c *caller) writable(ctx context.Context, p note.Path) error {
-	if c.t.v.Revision(p) != "" && !c.visible(ctx, p) {
-		return errForbidden("%s is private: changing it needs the private scope, which %s does not hold", p, c.p.Name)
-	}
-	return nil
+// hiddenNote reports whether a note the caller may not see is at p at HEAD. Write
+// tools answer for it what they answer for a path with no note, except where
+// that would mean writing over it: see errTaken.
+func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
+	return !c.all && c.t.v.Revision(p) != "" && !c.visible(ctx, p)
+}
+
+// errTaken is the answer to creating a note (or restoring, or moving one) at a
+// path a note hidden from the caller occupies: the one thing a hidden note cannot
+// look missing in, since it must not be overwritten. It is not a conflict (a
+// retry cannot help, and there is no revision the caller may see) and says no
+// more than that the path is taken.
+func errTaken(p note.Path) *ToolError {
+	te := errInput("%s is taken by a note you cannot see, and Norn never writes over a note it was not given the revision of: choose another path (nothing was written)", p)
+	te.Path = p
+	return te
+}
+
+// asMissing classifies err, an error made up for a hidden note, as it would be
+// for a path with no note: a conflict there is hidden only by the folder.
+func (c *caller) asMissing(err error) *ToolError {
+	return ToolErrorFrom(err, func(p note.Path) bool { return !c.all && c.cfg.IsPrivate(p, nil) })
 }
 
 // tx starts a transaction by the caller.
@@ -99,8 +115,15 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 	if err != nil {
 		return nil, err
 	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
+	if c.hiddenNote(ctx, p) {
+		if err := repo.ValidSubject(strings.TrimSpace(in.Message)); err != nil {
+			return nil, err
+		}
+		if in.ExpectedRevision == "" {
+			return nil, errTaken(p)
+		}
+		exp := repo.Revision(in.ExpectedRevision)
+		return nil, c.asMissing(fmt.Errorf("write %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun,
 		repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}))
@@ -142,8 +165,8 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 	if in.ExpectedRevision == "" {
 		return nil, errInput("expected_revision is required: read the note first (read_note) and pass its revision")
 	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
+	if c.hiddenNote(ctx, p) {
+		return nil, fmt.Errorf("edit %s: %w", p, errNoNote(p))
 	}
 	blob, err := t.v.Read(ctx, p, "")
 	if err != nil {
@@ -299,11 +322,11 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if (in.From == "") == (in.Revision == "") {
 		return nil, errInput("give exactly one of from (a commit) and revision (a blob id)")
 	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
-	}
 	if err := t.restorable(ctx, c, p, in); err != nil {
 		return nil, err
+	}
+	if c.hiddenNote(ctx, p) {
+		return nil, errTaken(p) // a restore never overwrites
 	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
 		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
@@ -322,7 +345,7 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 // that does not exist does, so neither a blob's existence nor a private note's
 // past is told. Callers with the private scope restore any blob.
 func (t *mcpTools) restorable(ctx context.Context, c *caller, p note.Path, in RestoreNoteArgs) error {
-	if c.all || t.v.Revision(p) != "" {
+	if c.all || t.v.Revision(p) != "" && !c.hiddenNote(ctx, p) {
 		return nil // an existing (visible) path is a conflict, whatever the source
 	}
 	var b []byte
@@ -403,8 +426,8 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 	if inbox != "" {
 		p = note.Path(inbox + "/" + day + ".md")
 	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
+	if c.hiddenNote(ctx, p) {
+		return nil, errTaken(p)
 	}
 	heading := "## " + now.Format("15:04:05") + " UTC"
 	if title != "" {
@@ -438,7 +461,7 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		if title != "" {
 			msg += ": " + title
 		}
-		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, msg, in.DryRun,
+		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun,
 			repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}))
 		if errors.Is(err, repo.ErrConflict) && attempt < 3 {
 			continue
@@ -486,10 +509,15 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	if strings.EqualFold(string(p), string(idx)) {
 		return nil, errInput("%s is the folder's index itself: write it with write_note", p)
 	}
-	for _, q := range []note.Path{p, idx} {
-		if err := c.writable(ctx, q); err != nil {
-			return nil, err
+	if c.hiddenNote(ctx, p) {
+		if in.ExpectedRevision == "" {
+			return nil, errTaken(p)
 		}
+		exp := repo.Revision(in.ExpectedRevision)
+		return nil, c.asMissing(fmt.Errorf("file %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
+	}
+	if c.hiddenNote(ctx, idx) {
+		return nil, errTaken(idx)
 	}
 	stem := note.Stem(p)
 	title := strings.Join(strings.Fields(in.Title), " ")
@@ -532,7 +560,7 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	}
 	msg := in.Message
 	if strings.TrimSpace(msg) == "" {
-		msg = fmt.Sprintf("file %s in %s", p, idx)
+		msg = repo.Subject(fmt.Sprintf("file %s in %s", p, idx))
 	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
 	if err != nil {
@@ -604,11 +632,8 @@ func (t *mcpTools) moveNote(ctx context.Context, c *caller, in MoveNoteArgs) (*M
 	if err != nil {
 		return nil, err
 	}
-	if err := c.writable(ctx, from); err != nil {
-		return nil, err
-	}
 	res, err := t.v.MoveNote(ctx, MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(in.ExpectedRevision),
-		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun})
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -646,11 +671,8 @@ func (t *mcpTools) archiveNote(ctx context.Context, c *caller, in ArchiveNoteArg
 	if !reason.Valid() {
 		return nil, errInput("reason must be archived, superseded or retracted, not %q", in.Reason)
 	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
-	}
 	res, err := t.v.ArchiveNote(ctx, ArchiveRequest{Path: p, Reason: reason, ExpectedRevision: repo.Revision(in.ExpectedRevision),
-		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun})
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -711,9 +733,6 @@ func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context,
 	}
 	if strings.TrimSpace(r.To) == "" {
 		return nil, errInput("to is required: a path or a wikilink name")
-	}
-	if err := c.writable(ctx, p); err != nil {
-		return nil, err
 	}
 	r.From, r.Author, r.Roles, r.Hidden = p, c.p.Author(), c.p.Roles(), c.hidden(ctx)
 	if !c.all && !r.DryRun {

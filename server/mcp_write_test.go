@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,9 +339,10 @@ func TestMCP_PrivateNotesAreNotWritableWithoutScope(t *testing.T) {
 		{"move_note", map[string]any{"from": "personal-notes/diary.md", "to": "diary.md"}},
 		{"link_notes", map[string]any{"from": "tech/secret.md", "to": "README", "type": "supports", "why": "Because it explains where to begin reading."}},
 	} {
-		te := wantError(t, c, ctx, tc.tool, tc.args, server.CodeForbidden, server.ClassFatal)
-		if !strings.Contains(te.Message, "private scope") {
-			t.Errorf("%s: %s", tc.tool, te.Message)
+		// Refused as for a note that is not there (TestMCP_WritesTreatHiddenNotesAsMissing).
+		te := callTool(t, c, ctx, tc.tool, tc.args, nil)
+		if te == nil || te.Code == server.CodeForbidden || strings.Contains(te.Message, "private") {
+			t.Errorf("%s: %+v", tc.tool, te)
 		}
 	}
 	if commitCount(t, v) != count {
@@ -409,5 +411,76 @@ func TestMCP_ConcurrentCapturesAllLand(t *testing.T) {
 	}
 	if got := strings.Count(mcpGit(t, v.Dir(), "log", "--format=%s", "--", string(p)), "capture "); got != n {
 		t.Errorf("%d capture commits, want %d", got, n)
+	}
+}
+
+// TestMCP_MessageIsOneShortLine: a commit subject given as `message` is one line
+// of at most repo.MaxSubjectBytes bytes without control characters. A subject
+// with lines of its own could plant trailers (git log --grep "Norn-Op: archive"
+// would list an ordinary write); every write tool refuses it as invalid_input,
+// dry run or not, and nothing is written. Subjects Norn makes itself from long
+// paths or titles are cut to fit.
+func TestMCP_MessageIsOneShortLine(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	count, status := commitCount(t, v), mcpGit(t, v.Dir(), "status", "--porcelain")
+	bloom := string(v.Revision("tech/bloom.md"))
+	for _, msg := range []string{
+		"harmless\n\nNorn-Op: archive\nNorn-Reason: retracted",
+		"two\nlines",
+		"a\rb",
+		"tab\there",
+		"bell\x07",
+		"line\u2028separator",
+		strings.Repeat("x", repo.MaxSubjectBytes+1),
+		strings.Repeat("y", 100<<10),
+	} {
+		for _, dry := range []bool{true, false} {
+			for tool, args := range map[string]map[string]any{
+				"write_note":   {"path": "new.md", "content": "# New\n"},
+				"edit_note":    {"path": "tech/bloom.md", "op": "append", "content": "more", "expected_revision": bloom},
+				"file_note":    {"path": "tech/new.md", "content": "# New\n"},
+				"move_note":    {"from": "tech/cms.md", "to": "tech/cms2.md"},
+				"archive_note": {"path": "big.md", "reason": "archived"},
+			} {
+				args = maps.Clone(args)
+				args["message"], args["dry_run"] = msg, dry
+				te := wantError(t, c, ctx, tool, args, server.CodeInvalidInput, server.ClassFixInput)
+				if !strings.Contains(te.Message, "message") {
+					t.Fatalf("%s: %s", tool, te.Message)
+				}
+			}
+		}
+	}
+	if commitCount(t, v) != count || mcpGit(t, v.Dir(), "status", "--porcelain") != status {
+		t.Fatal("a refused message changed the vault")
+	}
+	if got := mcpGit(t, v.Dir(), "log", "--format=%H", "--grep", "Norn-Op: archive"); got != "" {
+		t.Fatalf("a planted trailer: %s", got)
+	}
+
+	// One line of the maximum length is fine, spaces around it are trimmed.
+	subject := strings.Repeat("z", repo.MaxSubjectBytes)
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "new.md", "content": "# New\n", "message": "  " + subject + "\n"}, nil)
+	if got := mcpGit(t, v.Dir(), "log", "-1", "--format=%s"); got != subject {
+		t.Fatalf("subject %q", got)
+	}
+	// restore_note checks its message as well.
+	mustCall(t, c, ctx, "archive_note", map[string]any{"path": "new.md", "reason": "archived"}, nil)
+	count = commitCount(t, v)
+	wantError(t, c, ctx, "restore_note", map[string]any{"path": "new.md", "from": "HEAD~1", "message": "x\nNorn-Op: write"}, server.CodeInvalidInput, server.ClassFixInput)
+	if commitCount(t, v) != count {
+		t.Fatal("a refused restore wrote a commit")
+	}
+	// Subjects Norn writes itself stay one short line: a capture's title with a
+	// control character, a move between long paths.
+	mustCall(t, c, ctx, "capture", map[string]any{"text": "thought", "title": "odd\x01title " + strings.Repeat("t", 300)}, nil)
+	long := "deep/" + strings.Repeat("d", 150) + "/note.md"
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": long, "content": "# Deep\n"}, nil)
+	mustCall(t, c, ctx, "move_note", map[string]any{"from": long, "to": strings.Replace(long, "note.md", "moved.md", 1)}, nil)
+	for _, s := range strings.Split(mcpGit(t, v.Dir(), "log", "-3", "--format=%s"), "\n") {
+		if repo.ValidSubject(s) != nil {
+			t.Fatalf("norn wrote the subject %q", s)
+		}
 	}
 }

@@ -25,6 +25,11 @@ type MoveRequest struct {
 	Roles            []string
 	Message          string
 	DryRun           bool
+	// Hidden hides notes the requester may not see (nil: none). A hidden From is
+	// not found, as a missing one; a hidden To cannot be moved onto (ErrInvalid,
+	// never a retryable conflict); a move that would rewrite a hidden note's links
+	// is ErrForbidden; no error names a hidden note.
+	Hidden graph.Hidden
 }
 
 // MoveResult is the commit of a move (or, for a dry run, what it would be) and the
@@ -44,6 +49,10 @@ type ArchiveRequest struct {
 	Roles            []string
 	Message          string
 	DryRun           bool
+	// Hidden hides notes the requester may not see (nil: none): a hidden Path is
+	// not found, as a missing one, and the default subject counts only the
+	// dangling links of visible notes.
+	Hidden graph.Hidden
 }
 
 // ArchiveResult is the commit of an archive (or what it would be) and the links in
@@ -101,6 +110,7 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 		if k := len(plan.rewritten); k > 0 {
 			msg += fmt.Sprintf(" (links rewritten in %d notes)", k)
 		}
+		msg = repo.Subject(msg)
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun})
 	if err != nil {
@@ -142,15 +152,26 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 }
 
 func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, error) {
+	hidden := func(p note.Path) bool { return r.Hidden != nil && r.Hidden(p) }
+	// name is how a message names p: not at all when it is hidden.
+	name := func(p note.Path) string {
+		if hidden(p) {
+			return "a note you cannot see"
+		}
+		return string(p)
+	}
 	from, fromRev, err := lv.note(ctx, r.From)
-	if errors.Is(err, repo.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, r.From)
+	if errors.Is(err, repo.ErrNotFound) || err == nil && hidden(r.From) {
+		return nil, errNoNote(r.From)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if rev, err := lv.revision(ctx, r.To); err != nil {
 		return nil, err
+	} else if rev != "" && hidden(r.To) {
+		// Not a conflict: retrying cannot help, and the revision is not the caller's.
+		return nil, fmt.Errorf("%w: %s is taken by a note you cannot see, and a move never overwrites: choose another path", repo.ErrInvalid, r.To)
 	} else if rev != "" {
 		return nil, &repo.ConflictError{Path: r.To, Current: rev, Reason: "the destination exists; a move never overwrites"}
 	}
@@ -209,7 +230,10 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 				}
 				t, ok := linkTextFor(r1, src, l, want, b.Target)
 				if !ok {
-					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, want, linkText(n, l))
+					if hidden(p) {
+						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
+					}
+					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, name(want), linkText(n, l))
 				}
 				keep = t
 			case p == r.From && isRelative(l):
@@ -236,6 +260,11 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 			return nil, fmt.Errorf("%w: rewrite the links of %s: %w", repo.ErrInvalid, p, err)
 		}
 		if !bytes.Equal(out, n.Raw) {
+			if hidden(p) {
+				// Its links cannot be left behind (they would break) nor rewritten by
+				// someone who may not see it; nor may the refusal name it.
+				return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
+			}
 			newBytes[p] = out
 		}
 	}
@@ -273,7 +302,7 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 	slices.Sort(check)
 	check = slices.Compact(check)
 	var problems []string
-	captured := 0
+	captured, hiddenProblem := 0, false
 	for _, p := range check {
 		n, _, err := lv.note(ctx, p)
 		if err != nil {
@@ -300,10 +329,23 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 			if !sources[n.Path] {
 				captured++
 			}
-			if len(problems) < 10 {
-				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", m.Path, l.Line, linkText(m, now[k]), b.Target, describe(a, want)))
+			switch {
+			case hidden(n.Path):
+				hiddenProblem = true
+			case len(problems) < 10:
+				where := describe(a, want)
+				if a.Status == graph.LinkResolved && hidden(a.Target) || a.Status == graph.LinkAmbiguous && slices.ContainsFunc(a.Candidates, hidden) {
+					where = "resolve elsewhere"
+				}
+				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", m.Path, l.Line, linkText(m, now[k]), name(b.Target), where))
 			}
 		}
+	}
+	if hiddenProblem && len(problems) == 0 {
+		return nil, fmt.Errorf("%w: moving %s to %s would change where links in notes you cannot see resolve; choose another name", repo.ErrInvalid, r.From, r.To)
+	}
+	if hiddenProblem {
+		problems = append(problems, "and links in notes you cannot see")
 	}
 	if len(problems) > 0 {
 		hint := "choose another name, or first make those links name their target by its path"
@@ -334,6 +376,12 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 	}
 	sort.Slice(plan.rewritten, func(i, j int) bool { return plan.rewritten[i] < plan.rewritten[j] })
 	return plan, nil
+}
+
+// errNoNote is the error for a note that is not at HEAD (or is hidden from the
+// requester, who gets the very same answer).
+func errNoNote(p note.Path) error {
+	return fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, p)
 }
 
 // namesChanged reports whether b names itself otherwise than a does, to the
@@ -371,6 +419,9 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
 		rev, dangling, err = danglingLinks(ctx, lv, r.Path)
+		if err == nil && r.Hidden != nil && r.Hidden(r.Path) {
+			err = errNoNote(r.Path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
@@ -382,8 +433,14 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 		return nil, fmt.Errorf("archive %s: %w", r.Path, &repo.ConflictError{Path: r.Path, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"})
 	}
 	msg := r.Message
-	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
-		msg = fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling))
+	seen := 0 // the dangling links the requester can see
+	for _, d := range dangling {
+		if r.Hidden == nil || !r.Hidden(d.From) {
+			seen++
+		}
+	}
+	if strings.TrimSpace(msg) == "" && seen > 0 {
+		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, seen))
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpArchive, Reason: r.Reason, Message: msg, DryRun: r.DryRun,
 		Changes: []repo.Change{{Kind: repo.Archive, Path: r.Path, ExpectedRevision: rev}}})
@@ -405,7 +462,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revisio
 		return "", nil, err
 	}
 	if rev == "" {
-		return "", nil, fmt.Errorf("%w: %s does not exist at HEAD", repo.ErrNotFound, p)
+		return "", nil, errNoNote(p)
 	}
 	in, err := lv.src.Inbound(p)
 	if err != nil {

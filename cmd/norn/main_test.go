@@ -238,3 +238,42 @@ func TestCLI_InitAdoptsGitRepository(t *testing.T) {
 		t.Fatalf("branch %q", br)
 	}
 }
+
+// TestCLI_MessageIsOneShortLine: --message is a commit subject, one line of at
+// most 200 bytes without control characters, for every command that takes it
+// (write, edit through write, mv, archive, commit); anything else is refused
+// (exit 1, code invalid) and nothing is committed, so a message cannot plant
+// Norn-Op trailers.
+func TestCLI_MessageIsOneShortLine(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init")
+	mustCLI(t, dir, "# A\n", "write", "a.md")
+	os.WriteFile(filepath.Join(dir, "hand.md"), []byte("# By hand\n"), 0o644)
+	count := git(t, dir, "rev-list", "--count", "HEAD")
+	for _, msg := range []string{"harmless\n\nNorn-Op: archive\nNorn-Reason: retracted", "a\rb", "tab\tx", strings.Repeat("m", 201)} {
+		for _, args := range [][]string{
+			{"write", "b.md"},
+			{"mv", "a.md", "c.md"},
+			{"archive", "a.md", "--reason", "retracted"},
+			{"commit"},
+		} {
+			out, errs, code := cli(t, dir, "# B\n", append(args, "--json", "--message", msg)...)
+			if code != 1 || decode(t, out+errs)["code"] != "invalid" || !strings.Contains(out+errs, "message") {
+				t.Fatalf("norn %v --message %q: exit %d\n%s%s", args, msg, code, out, errs)
+			}
+		}
+	}
+	if got := git(t, dir, "rev-list", "--count", "HEAD"); got != count {
+		t.Fatalf("a refused message committed: %s commits, was %s", got, count)
+	}
+	if got := git(t, dir, "log", "--grep", "Norn-Op: archive"); got != "" {
+		t.Fatalf("a planted trailer:\n%s", got)
+	}
+	if got := git(t, dir, "status", "--porcelain"); got != "?? hand.md\n" {
+		t.Fatalf("git status:\n%s", got)
+	}
+	mustCLI(t, dir, "# B\n", "write", "b.md", "--message", strings.Repeat("m", 200))
+	if got := strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")); got != strings.Repeat("m", 200) {
+		t.Fatalf("subject %q", got)
+	}
+}
