@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCLI_Write_PathRefusals: every path-safety refusal of a write is a gate
+// rejection (exit 4) naming its documented rule, and nothing is written.
+func TestCLI_Write_PathRefusals(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init", dir)
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "d")
+	git(t, dir, "commit", "-q", "-m", "a folder symlink")
+	head := git(t, dir, "rev-parse", "HEAD")
+	tests := []struct{ path, rule string }{
+		{"../x.md", "path-dotdot"},
+		{"/tmp/x.md", "path-absolute"},
+		{"C:/x.md", "path-absolute"},
+		{".git/x.md", "path-git-dir"},
+		{"x/.GIT/y.md", "path-git-dir"},
+		{".git./x.md", "path-git-dir"},
+		{"git~1/x.md", "path-git-dir"},
+		{".git /x.md", "path-git-dir"},
+		{`a\b.md`, "path-invalid"},
+		{"a//b.md", "path-invalid"},
+		{"./a.md", "path-invalid"},
+		{"dir/", "path-invalid"},
+		{strings.Repeat("n", 253) + ".md", "path-invalid"},
+		{strings.Repeat("f", 256) + "/x.md", "path-invalid"},
+		{".norn-tmp-a.md", "path-invalid"},
+		{"a/.norn-tmp-b/c.md", "path-invalid"},
+		{"d/x.md", "path-symlink-escape"},
+	}
+	for _, tt := range tests {
+		for _, dry := range []bool{false, true} {
+			args := []string{"write", tt.path, "--json"}
+			if dry {
+				args = append(args, "--dry-run")
+			}
+			out, _, code := cli(t, dir, "# x\n", args...)
+			m := decode(t, out)
+			vs, _ := m["violations"].([]any)
+			if code != exitRejected || m["code"] != "gate_rejected" || len(vs) == 0 {
+				t.Errorf("write %q (dry run %v): exit %d %s, want 4 gate_rejected with violations", tt.path, dry, code, out)
+				continue
+			}
+			if r := vs[0].(map[string]any)["rule"]; r != tt.rule {
+				t.Errorf("write %q: rule %v, want %s", tt.path, r, tt.rule)
+			}
+		}
+	}
+	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("HEAD moved: %s", got)
+	}
+	git(t, dir, "fsck", "--strict")
+	if st := git(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status:\n%s", st)
+	}
+	// The longest name a file system holds is fine.
+	name := strings.Repeat("n", 252) + ".md"
+	mustCLI(t, dir, "# long\n", "write", name)
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status:\n%s", st)
+	}
+}
+
+// TestCLI_TempNamedNote_SurvivesDoctorAndCommit: a note named like Norn's temporary
+// files, committed before the gates reserved the prefix (here with the git CLI), is
+// neither deleted by doctor nor archived by commit.
+func TestCLI_TempNamedNote_SurvivesDoctorAndCommit(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init", dir)
+	name := ".norn-tmp-a.md"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("# keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", name)
+	git(t, dir, "commit", "-q", "-m", "a note with a reserved name")
+	head := git(t, dir, "rev-parse", "HEAD")
+	if out, _, code := cli(t, dir, "", "doctor"); code != 0 {
+		t.Fatalf("doctor: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Fatalf("doctor removed the note: %v", err)
+	}
+	mustCLI(t, dir, "", "commit")
+	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("commit made %s:\n%s", got, git(t, dir, "show", "--stat", "HEAD"))
+	}
+	if got := mustCLI(t, dir, "", "read", name); got != "# keep\n" {
+		t.Fatalf("read: %q", got)
+	}
+	// It can still be moved away (and archived): only new names are refused.
+	mustCLI(t, dir, "", "mv", name, "kept.md")
+	git(t, dir, "fsck", "--strict")
+	if st := git(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status:\n%s", st)
+	}
+}
