@@ -313,6 +313,10 @@ func (v *Vault) commitGroup(group []*request) {
 			r.reply <- reply{err: err}
 			continue
 		}
+		if st.res.Unchanged {
+			r.reply <- reply{res: st.res}
+			continue
+		}
 		st.req = r
 		done = append(done, st)
 		cur = st.snap
@@ -560,17 +564,34 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		prop.Changes = append(prop.Changes, pc)
 		res.Changes = append(res.Changes, fc)
 	}
+	// A transaction whose every change puts a note's current bytes back changes
+	// nothing: it commits nothing (no empty commit) and says so. The gates still
+	// judge it, so a dry run and a write agree.
+	unchanged := !external
+	for i, c := range tx.Changes {
+		if c.Kind != Put || res.Changes[i].Revision != res.Changes[i].OldRevision {
+			unchanged = false
+			break
+		}
+	}
 	var gateErr error
 	if v.opts.Gate != nil && !external {
 		if err := v.opts.Gate(ctx, prop); err != nil {
 			gateErr = fmt.Errorf("%w: %w", ErrRejected, err)
 		}
 	}
+	if unchanged {
+		res.Unchanged = true
+		res.Changes = []FileChange{}
+	}
 	if dry {
 		return &staged{res: res}, gateErr
 	}
 	if gateErr != nil {
 		return nil, gateErr
+	}
+	if unchanged {
+		return &staged{res: res, snap: base}, nil
 	}
 	for _, b := range blobs {
 		objects.write("blob", b)

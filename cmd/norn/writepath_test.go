@@ -106,3 +106,32 @@ func TestCLI_TempNamedNote_SurvivesDoctorAndCommit(t *testing.T) {
 		t.Fatalf("git status:\n%s", st)
 	}
 }
+
+// TestCLI_Write_Unchanged: writing a note's current bytes back with its revision
+// commits nothing and says so (exit 0).
+func TestCLI_Write_Unchanged(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init", dir)
+	w := decode(t, mustCLI(t, dir, "# T\n", "write", "t.md", "--json"))
+	rev := w["changes"].([]any)[0].(map[string]any)["revision"].(string)
+	head := git(t, dir, "rev-parse", "HEAD")
+	for _, dry := range []bool{true, false} {
+		args := []string{"write", "t.md", "--expected-revision", rev, "--json"}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		m := decode(t, mustCLI(t, dir, "# T\n", args...))
+		if m["unchanged"] != true || m["commit"] != nil || len(m["changes"].([]any)) != 0 || m["parent"] != strings.TrimSpace(head) {
+			t.Fatalf("no-op write (dry run %v): %v", dry, m)
+		}
+	}
+	if out := mustCLI(t, dir, "# T\n", "write", "t.md", "--expected-revision", rev); !strings.Contains(out, "unchanged") {
+		t.Fatalf("human output: %q", out)
+	}
+	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("a no-op write committed:\n%s", git(t, dir, "log", "--stat", "-1"))
+	}
+	if st := git(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status:\n%s", st)
+	}
+}
