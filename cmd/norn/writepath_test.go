@@ -135,3 +135,32 @@ func TestCLI_Write_Unchanged(t *testing.T) {
 		t.Fatalf("git status:\n%s", st)
 	}
 }
+
+// TestCLI_LogAndLs_CheckPathsLikeRead: log and ls refuse the paths read refuses
+// (absolute, "..", ".git") instead of answering with nothing or dropping the "/".
+func TestCLI_LogAndLs_CheckPathsLikeRead(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init", dir)
+	mustCLI(t, dir, "# V\n", "write", "concepts/vault.md")
+	for _, args := range [][]string{
+		{"read", "/concepts/vault.md"},
+		{"log", "/concepts/vault.md"},
+		{"log", ".git/config"},
+		{"log", "../x"},
+		{"ls", "/etc"},
+		{"ls", "/concepts"},
+		{"ls", "../x"},
+		{"ls", ".git"},
+	} {
+		out, _, code := cli(t, dir, "", append(args, "--json")...)
+		if code != exitError || decode(t, out)["code"] != "invalid" {
+			t.Errorf("norn %v: exit %d %s, want 1 invalid", args, code, out)
+		}
+	}
+	if out := mustCLI(t, dir, "", "ls", "concepts/"); !strings.Contains(out, "vault.md") {
+		t.Fatalf("ls concepts/: %q", out)
+	}
+	if out := mustCLI(t, dir, "", "log", "concepts/vault.md"); !strings.Contains(out, "write") {
+		t.Fatalf("log concepts/vault.md: %q", out)
+	}
+}
