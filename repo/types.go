@@ -22,8 +22,8 @@ func (c CommitID) Short() string {
 
 // Author is the person or agent on whose behalf a commit is made.
 type Author struct {
-	Name  string
-	Email string
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // Op is the Norn-Op trailer: what kind of operation a commit records.

@@ -164,3 +164,22 @@ func TestCLI_LogAndLs_CheckPathsLikeRead(t *testing.T) {
 		t.Fatalf("log concepts/vault.md: %q", out)
 	}
 }
+
+// TestCLI_Log_JSONShape: log's JSON is lower-case keyed like the rest of the CLI's
+// (author and committer as {name, email}) and a root commit's parents are [].
+func TestCLI_Log_JSONShape(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init", dir)
+	m := decode(t, mustCLI(t, dir, "", "log", "--json"))
+	commits := m["commits"].([]any)
+	root := commits[len(commits)-1].(map[string]any)
+	if ps, ok := root["parents"].([]any); !ok || len(ps) != 0 {
+		t.Fatalf("root commit parents: %#v", root["parents"])
+	}
+	for _, k := range []string{"author", "committer"} {
+		a, _ := root[k].(map[string]any)
+		if a["name"] == nil || a["email"] == nil || a["Name"] != nil {
+			t.Fatalf("%s: %#v", k, root[k])
+		}
+	}
+}
