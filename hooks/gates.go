@@ -66,6 +66,27 @@ func (g *Gates) Check(ctx context.Context, p Proposal) error {
 	return reject(vs)
 }
 
+// CheckPaths runs path safety alone over every path of p (each change's Path, and a
+// move's From): path-invalid, path-absolute, path-dotdot, path-git-dir,
+// path-norn-dir (with p's writer), path-not-markdown and path-symlink-escape (with
+// p.IsSymlink). The changes' bytes are ignored. It returns nil or a *Rejection, like
+// Check. Package repo calls it (through its PathGate option) for a path it refuses
+// before it could read the bytes Check needs, so that every path refusal is a
+// rejection naming its rule.
+func (g *Gates) CheckPaths(ctx context.Context, p Proposal) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var vs []Violation
+	for _, c := range p.Changes {
+		vs = append(vs, g.pathRules(p, string(c.Path), c.Kind != KindArchive)...)
+		if c.Kind == KindMove {
+			vs = append(vs, g.pathRules(p, string(c.From), false)...)
+		}
+	}
+	return reject(vs)
+}
+
 // Lint runs the content rules alone over a note's bytes, as Check would for a put of
 // raw at p: the size limit, the note codec's rules, the profile's rules and the typed
 // edge rules. It skips path safety, protected blocks and private notes, which need a
@@ -106,9 +127,9 @@ func validChange(c Change) error {
 
 // change runs every gate over one change.
 func (g *Gates) change(p Proposal, c Change) []Violation {
-	vs := g.pathRules(p, string(c.Path))
+	vs := g.pathRules(p, string(c.Path), c.Kind != KindArchive)
 	if c.Kind == KindMove {
-		vs = append(vs, g.pathRules(p, string(c.From))...)
+		vs = append(vs, g.pathRules(p, string(c.From), false)...)
 	}
 	if c.Kind != KindArchive {
 		size := g.size(c.Path, c.New)
@@ -135,9 +156,10 @@ func (g *Gates) change(p Proposal, c Change) []Violation {
 }
 
 // pathRules applies path safety to one path, with the writer's roles and the
-// repository's symlinks.
-func (g *Gates) pathRules(p Proposal, path string) []Violation {
-	vs := pathViolations(path)
+// repository's symlinks; written says the change creates a file at path (see
+// ValidPath).
+func (g *Gates) pathRules(p Proposal, path string, written bool) []Violation {
+	vs := pathViolations(path, written)
 	if inNornDir(path) && !p.Writer.Has(RoleMaintenance) && !p.Writer.Has(RoleAdmin) && !p.Writer.Has(RoleOwner) {
 		vs = append(vs, Violation{Rule: RulePathNornDir, Path: note.Path(path),
 			Message: "only Norn itself (the maintenance role), an admin or the vault's owner may write under .norn/; write notes elsewhere"})

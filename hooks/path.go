@@ -11,6 +11,18 @@ import (
 // MaxPathBytes is the longest path a note may have.
 const MaxPathBytes = 1024
 
+// MaxNameBytes is the longest file or folder name (one path component) a write may
+// create: 255 bytes is the name limit of the common file systems (ext4, XFS, Btrfs,
+// APFS, NTFS counts UTF-16 units, which never exceed bytes). Norn writes a working-tree
+// file through a temporary file beside it named TempPrefix and 12 hex digits (22
+// bytes), which always fits, so the limit on a note's own name is not lowered for it.
+const MaxNameBytes = 255
+
+// TempPrefix starts the names of Norn's temporary working-tree files (package repo
+// creates them and removes strays). No component of a written path may start with it,
+// in any case: such a note would be taken for a stray temporary file.
+const TempPrefix = ".norn-tmp-"
+
 // nornDir is the folder of Norn's own files at the vault root.
 const nornDir = ".norn"
 
@@ -20,12 +32,18 @@ const nornDir = ".norn"
 // can run it before anything else. It returns nil or a *Rejection naming every rule
 // the path breaks. The role-dependent path-norn-dir and the repository-dependent
 // path-symlink-escape are Check's.
+//
+// ValidPath judges p as a path to write: its names must fit the file system
+// (MaxNameBytes) and must not look like Norn's temporary files (TempPrefix). A path a
+// change only removes (an archive, a move's source) is spared those two checks, so a
+// file committed with such a name by other means can still be archived or moved away.
 func ValidPath(p string) error {
-	return reject(pathViolations(p))
+	return reject(pathViolations(p, true))
 }
 
-// pathViolations applies the pure path rules to p.
-func pathViolations(p string) []Violation {
+// pathViolations applies the pure path rules to p; written adds the rules for a path
+// the write creates (name length, Norn's temporary prefix).
+func pathViolations(p string, written bool) []Violation {
 	at := note.Path(p)
 	v := func(rule, format string, a ...any) Violation {
 		return Violation{Rule: rule, Path: at, Message: fmt.Sprintf(format, a...)}
@@ -58,7 +76,14 @@ func pathViolations(p string) []Violation {
 	}
 	parts := strings.Split(strings.TrimLeft(strings.TrimSuffix(p, "/"), "/"), "/")
 	var dotdot, dot, empty, git bool
+	var long, temp string
 	for _, part := range parts {
+		if written && len(part) > MaxNameBytes && long == "" {
+			long = part
+		}
+		if written && len(part) >= len(TempPrefix) && strings.EqualFold(part[:len(TempPrefix)], TempPrefix) && temp == "" {
+			temp = part
+		}
 		switch {
 		case part == "..":
 			dotdot = true
@@ -76,6 +101,12 @@ func pathViolations(p string) []Violation {
 	if empty {
 		bad = append(bad, `it has an empty folder name ("//"); remove the extra "/"`)
 	}
+	if long != "" {
+		bad = append(bad, fmt.Sprintf("the name %q is %d bytes long, over the file system's limit of %d bytes for one file or folder name; shorten it", shorten(long), len(long), MaxNameBytes))
+	}
+	if temp != "" {
+		bad = append(bad, fmt.Sprintf("the name %q starts with %q, which Norn reserves for its temporary files (they are deleted as leftovers); rename it", shorten(temp), TempPrefix))
+	}
 	if len(bad) > 0 {
 		vs = append(vs, v(RulePathInvalid, "invalid path: %s", strings.Join(bad, "; ")))
 	}
@@ -89,6 +120,18 @@ func pathViolations(p string) []Violation {
 		vs = append(vs, v(RulePathNotMarkdown, "%s", r))
 	}
 	return vs
+}
+
+// shorten cuts a long name for a message.
+func shorten(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	cut := 32
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // notMarkdown applies path-not-markdown and returns its message.

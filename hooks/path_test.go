@@ -72,7 +72,18 @@ func TestValidPath(t *testing.T) {
 		{"./a.md", []string{"path-invalid"}},
 		{"a/./b.md", []string{"path-invalid"}},
 		{strings.Repeat("a", 1022) + ".md", []string{"path-invalid"}},
-		{strings.Repeat("a", 1021) + ".md", nil},
+		{strings.Repeat("a", 1021) + ".md", []string{"path-invalid"}}, // a name over 255 bytes
+		{strings.Repeat("a/", 300) + "b.md", nil},
+		{strings.Repeat("n", 252) + ".md", nil},
+		{strings.Repeat("n", 253) + ".md", []string{"path-invalid"}},
+		{strings.Repeat("é", 128) + "/x.md", []string{"path-invalid"}},
+
+		// Norn's temporary files.
+		{".norn-tmp-a.md", []string{"path-invalid"}},
+		{"a/.NORN-TMP-x/b.md", []string{"path-invalid"}},
+		{".norn-tmp-", []string{"path-invalid", "path-not-markdown"}},
+		{".norn-tmpa.md", nil},
+		{"a/x.norn-tmp-.md", nil},
 
 		// Not a note.
 		{"x.txt", []string{"path-not-markdown"}},
@@ -96,6 +107,49 @@ func TestValidPath(t *testing.T) {
 					t.Errorf("ValidPath(%q): violation %+v lacks the path or a message", tt.path, v)
 				}
 			}
+		}
+	}
+}
+
+// TestGates_CheckPaths: path safety alone, judged as Check judges it; a path a
+// change only removes (an archive, a move's source) may keep a name Norn would not
+// create.
+func TestGates_CheckPaths(t *testing.T) {
+	g := hooks.New(config.Default())
+	long := note.Path(strings.Repeat("n", 253) + ".md")
+	tmp := note.Path(".norn-tmp-a.md")
+	tests := []struct {
+		change hooks.Change
+		rules  []string
+	}{
+		{hooks.Change{Kind: hooks.KindPut, Path: long}, []string{"path-invalid"}},
+		{hooks.Change{Kind: hooks.KindPut, Path: tmp}, []string{"path-invalid"}},
+		{hooks.Change{Kind: hooks.KindRestore, Path: tmp}, []string{"path-invalid"}},
+		{hooks.Change{Kind: hooks.KindArchive, Path: long}, nil},
+		{hooks.Change{Kind: hooks.KindArchive, Path: tmp}, nil},
+		{hooks.Change{Kind: hooks.KindMove, From: tmp, Path: "a.md"}, nil},
+		{hooks.Change{Kind: hooks.KindMove, From: "a.md", Path: long}, []string{"path-invalid"}},
+		{hooks.Change{Kind: hooks.KindPut, Path: "../x.md"}, []string{"path-dotdot"}},
+		{hooks.Change{Kind: hooks.KindPut, Path: "d/x.md"}, []string{"path-symlink-escape"}},
+		{hooks.Change{Kind: hooks.KindPut, Path: ".norn/x.yaml"}, []string{"path-norn-dir"}},
+	}
+	for _, tt := range tests {
+		p := hooks.Proposal{
+			Writer:    hooks.Writer{Name: "claude", Roles: []string{hooks.RoleAgent}},
+			Changes:   []hooks.Change{tt.change},
+			IsSymlink: func(p string) bool { return p == "d" },
+		}
+		err := g.CheckPaths(context.Background(), p)
+		if got := rulesOf(t, err); !reflect.DeepEqual(got, tt.rules) {
+			t.Errorf("CheckPaths(%s %s) rules = %q, want %q", tt.change.Kind, tt.change.Path, got, tt.rules)
+		}
+		// Check agrees on the path rules (its content rules see a valid note).
+		p.Changes[0].New = nil
+		if tt.change.Kind != hooks.KindArchive {
+			p.Changes[0].New = []byte("# T\n")
+		}
+		if got := rulesOf(t, g.Check(context.Background(), p)); !reflect.DeepEqual(got, tt.rules) {
+			t.Errorf("Check(%s %s) rules = %q, want %q", tt.change.Kind, tt.change.Path, got, tt.rules)
 		}
 	}
 }

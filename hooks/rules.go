@@ -7,7 +7,7 @@ package hooks
 // note package's ids (note.Rule). docs/gates.md explains each rule and its fix.
 const (
 	// Path safety: every profile.
-	RulePathInvalid       = "path-invalid"        // empty, NUL, control, backslash, "//", ".", trailing "/", bad UTF-8, > 1024 bytes
+	RulePathInvalid       = "path-invalid"        // empty, NUL, control, backslash, "//", ".", trailing "/", bad UTF-8, > 1024 bytes, a name > 255 bytes or starting ".norn-tmp-"
 	RulePathAbsolute      = "path-absolute"       // "/x", "C:…"
 	RulePathDotDot        = "path-dotdot"         // a ".." component
 	RulePathGitDir        = "path-git-dir"        // a ".git" component, in any case or disguise

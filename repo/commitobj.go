@@ -222,7 +222,7 @@ func (v *Vault) readCommit(id hash) (*commitObj, error) {
 func toCommit(id hash, c *commitObj) Commit {
 	out := Commit{
 		ID: CommitID(id.String()), Author: c.author, Committer: c.committer, When: c.when,
-		Message: c.message,
+		Message: c.message, Parents: make([]CommitID, 0, len(c.parents)), // a root commit's is [], not null
 	}
 	out.Subject, _, _ = strings.Cut(c.message, "\n")
 	for _, p := range c.parents {

@@ -313,6 +313,10 @@ func (v *Vault) commitGroup(group []*request) {
 			r.reply <- reply{err: err}
 			continue
 		}
+		if st.res.Unchanged {
+			r.reply <- reply{res: st.res}
+			continue
+		}
 		st.req = r
 		done = append(done, st)
 		cur = st.snap
@@ -419,7 +423,14 @@ func (v *Vault) settlePacks() {
 // staged carries the result even when the gate rejects (err is then the rejection).
 func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool, objects *objectBatch) (*staged, error) {
 	dry := objects == nil
-	if err := v.validateTx(tx, external); err != nil {
+	if err := v.validateTx(tx, external, base); err != nil {
+		var pe *pathError
+		if !external && v.opts.PathGate != nil && errors.As(err, &pe) {
+			// Let the gates name the path rule, as for every other path they refuse.
+			if gerr := v.opts.PathGate(ctx, v.pathProposal(tx, base)); gerr != nil {
+				return nil, fmt.Errorf("%w: %w", ErrRejected, gerr)
+			}
+		}
 		return nil, err
 	}
 	root := base.root
@@ -553,17 +564,34 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		prop.Changes = append(prop.Changes, pc)
 		res.Changes = append(res.Changes, fc)
 	}
+	// A transaction whose every change puts a note's current bytes back changes
+	// nothing: it commits nothing (no empty commit) and says so. The gates still
+	// judge it, so a dry run and a write agree.
+	unchanged := !external
+	for i, c := range tx.Changes {
+		if c.Kind != Put || res.Changes[i].Revision != res.Changes[i].OldRevision {
+			unchanged = false
+			break
+		}
+	}
 	var gateErr error
 	if v.opts.Gate != nil && !external {
 		if err := v.opts.Gate(ctx, prop); err != nil {
 			gateErr = fmt.Errorf("%w: %w", ErrRejected, err)
 		}
 	}
+	if unchanged {
+		res.Unchanged = true
+		res.Changes = []FileChange{}
+	}
 	if dry {
 		return &staged{res: res}, gateErr
 	}
 	if gateErr != nil {
 		return nil, gateErr
+	}
+	if unchanged {
+		return &staged{res: res, snap: base}, nil
 	}
 	for _, b := range blobs {
 		objects.write("blob", b)
@@ -639,7 +667,7 @@ func (v *Vault) message(tx *Tx) string {
 	return buildMessage(subject, trailers)
 }
 
-func (v *Vault) validateTx(tx *Tx, external bool) error {
+func (v *Vault) validateTx(tx *Tx, external bool, base *snapshot) error {
 	if len(tx.Changes) == 0 {
 		return invalidf("a transaction needs at least one change")
 	}
@@ -655,7 +683,12 @@ func (v *Vault) validateTx(tx *Tx, external bool) error {
 	seen := map[note.Path]bool{}
 	for _, c := range tx.Changes {
 		if err := ValidPath(string(c.Path)); err != nil {
-			return err
+			return &pathError{err}
+		}
+		if !external && c.Kind != Archive {
+			if err := writableName(string(c.Path)); err != nil {
+				return &pathError{err}
+			}
 		}
 		if seen[c.Path] {
 			return invalidf("%s appears twice in one transaction", c.Path)
@@ -669,7 +702,7 @@ func (v *Vault) validateTx(tx *Tx, external bool) error {
 			}
 		case Move:
 			if err := ValidPath(string(c.From)); err != nil {
-				return err
+				return &pathError{err}
 			}
 			if c.From == c.Path {
 				return invalidf("move %s onto itself", c.Path)
@@ -682,12 +715,43 @@ func (v *Vault) validateTx(tx *Tx, external bool) error {
 			return invalidf("unknown change kind %q", c.Kind)
 		}
 		if !external {
-			if err := v.checkNoSymlink(string(c.Path)); err != nil {
-				return err
+			if err := v.checkNoSymlink(base, string(c.Path)); err != nil {
+				return &pathError{err}
 			}
 		}
 	}
 	return nil
+}
+
+// pathError marks validateTx's refusal of a path, so that stage can let PathGate
+// classify it. It matches ErrInvalid.
+type pathError struct{ err error }
+
+func (e *pathError) Error() string { return e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
+
+// writableName refuses a path Norn must not create in the working tree: a name over
+// MaxNameBytes (it would be committed, then fail to check out), or one starting with
+// TempPrefix (it would be taken for a leftover temporary file and deleted).
+func writableName(p string) error {
+	for _, part := range strings.Split(p, "/") {
+		if len(part) > MaxNameBytes {
+			return invalidf("path %q has a name of %d bytes, over the limit of %d", p, len(part), MaxNameBytes)
+		}
+		if len(part) >= len(TempPrefix) && strings.EqualFold(part[:len(TempPrefix)], TempPrefix) {
+			return invalidf("path %q has a name starting with %q, reserved for Norn's temporary files", p, TempPrefix)
+		}
+	}
+	return nil
+}
+
+// pathProposal is a transaction's paths alone, for PathGate.
+func (v *Vault) pathProposal(tx *Tx, base *snapshot) *Proposal {
+	p := &Proposal{Author: tx.Author, Roles: tx.Roles, Op: tx.Op, IsSymlink: v.isSymlink(base)}
+	for _, c := range tx.Changes {
+		p.Changes = append(p.Changes, ProposedChange{Kind: c.Kind, Path: c.Path, From: c.From})
+	}
+	return p
 }
 
 // ValidPath checks the path rules repo enforces on every write whatever the gates
@@ -724,16 +788,24 @@ func ValidPath(p string) error {
 }
 
 // checkNoSymlink refuses a path any of whose prefixes is a symlink in the working
-// tree: writing through it could land outside the vault or on another note.
-func (v *Vault) checkNoSymlink(p string) error {
+// tree or in base's tree: writing through it could land outside the vault or on
+// another note.
+func (v *Vault) checkNoSymlink(base *snapshot, p string) error {
+	inWorktree := true
 	for i := 0; i <= len(p); i++ {
 		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if n := base.root.lookup(p[:i]); n != nil && n.mode == modeSymlink {
+			return invalidf("%s goes through a symlink (%s)", p, p[:i])
+		}
+		if !inWorktree {
 			continue
 		}
 		fi, err := v.wt.Lstat(p[:i])
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+				inWorktree = false
 			}
 			continue
 		}

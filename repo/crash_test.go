@@ -75,6 +75,11 @@ func crashWriter(dir string) {
 					mu.Unlock()
 					continue
 				}
+				if res.Unchanged {
+					// A write an earlier trial's writer already made: nothing committed.
+					mu.Unlock()
+					continue
+				}
 				fmt.Fprintf(out, "ACK %s %s %s\n", res.Commit, p, res.Changes[0].Revision)
 				out.Flush()
 				mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // all the time and is no one's knowledge.
 var builtinIgnores = []string{
 	".DS_Store", "Thumbs.db", ".trash/", ".obsidian/workspace.json",
-	".obsidian/workspace-mobile.json", ".obsidian/cache", "*.swp", "*~", tmpPrefix + "*",
+	".obsidian/workspace-mobile.json", ".obsidian/cache", "*.swp", "*~", TempPrefix + "*",
 }
 
 // Changes compares the working tree with HEAD and returns the edits a person made
@@ -116,6 +117,9 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan working tree: %w", err)
 	}
+	v.idxMu.Lock()
+	unwritten := maps.Clone(v.unwritten)
+	v.idxMu.Unlock()
 	walkFiles(snap.root, "", func(p string, n *node) {
 		if seen[p] || (n.mode != modeFile && n.mode != modeExec) {
 			return
@@ -123,9 +127,26 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		if ignored(p, false) && exists(v.dir+"/"+p) {
 			return // tracked editor state, skipped by the walk
 		}
+		if unwritten[p] == n.id || nameTooLong(p) {
+			// Norn committed the file but could not write it to the working tree
+			// (writeWorktree logged why): no person deleted it.
+			v.log.Warn("file committed but missing from the working tree because norn could not write it; not committing a deletion", "path", p)
+			return
+		}
 		out = append(out, Change{Kind: Archive, Path: note.Path(p), ExpectedRevision: Revision(n.id.String())})
 	})
 	return out, nil
+}
+
+// nameTooLong reports whether a path has a name no common file system can hold, so
+// the file can never be in the working tree.
+func nameTooLong(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if len(part) > MaxNameBytes {
+			return true
+		}
+	}
+	return false
 }
 
 // CommitExternal commits the edits a person made in the working tree as one commit

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,31 +35,59 @@ type InitResult struct {
 // Init creates a vault in dir, adopts a folder of Markdown (one import commit of
 // everything in it) or adopts an existing git repository (history kept). It returns
 // the open vault.
-func Init(ctx context.Context, dir string, opts InitOptions) (*Vault, *InitResult, error) {
+func Init(ctx context.Context, dir string, opts InitOptions) (v *Vault, res *InitResult, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("init %s: %w", dir, err)
 	}
+	gitDir := filepath.Join(abs, ".git")
+	adopt := exists(gitDir)
+	branch := opts.Branch
+	if branch == "" {
+		branch = "main"
+	}
+	// Everything is checked before anything is created.
+	if !adopt {
+		if err := validBranch(branch); err != nil {
+			return nil, nil, fmt.Errorf("init %s: %w", abs, err)
+		}
+	}
+	for p := range opts.Seed {
+		if err := ValidPath(p); err != nil {
+			return nil, nil, fmt.Errorf("init %s: seed: %w", abs, err)
+		}
+	}
+	// What this call creates, it removes again when it fails: a failed init leaves
+	// the folder as it found it, not a half-made repository.
+	var created []string // newest last
+	defer func() {
+		if err == nil {
+			return
+		}
+		for i := len(created) - 1; i >= 0; i-- {
+			os.RemoveAll(created[i])
+		}
+	}()
+	if top := topMissing(abs); top != "" {
+		created = append(created, top)
+	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("init %s: %w", abs, err)
 	}
-	res := &InitResult{}
-	if exists(filepath.Join(abs, ".git")) {
+	res = &InitResult{}
+	if adopt {
 		res.Adopted = true
 	} else {
-		branch := opts.Branch
-		if branch == "" {
-			branch = "main"
-		}
+		created = append(created, gitDir)
 		_, err := git.PlainInitWithOptions(abs, &git.PlainInitOptions{
 			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)},
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("init %s: %w", abs, err)
+			return nil, nil, fmt.Errorf("init %s: %w: %v", abs, ErrInvalid, err)
 		}
 		res.Created = true
 	}
-	v, err := Open(ctx, abs, opts.Options)
+	v, err = Open(ctx, abs, opts.Options)
 	if err != nil {
 		return nil, nil, fmt.Errorf("init %s: %w", abs, err)
 	}
@@ -66,8 +95,12 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Vault, *InitResul
 		return v, res, nil
 	}
 	for p, b := range opts.Seed {
-		if exists(filepath.Join(abs, filepath.FromSlash(p))) {
+		full := filepath.Join(abs, filepath.FromSlash(p))
+		if exists(full) {
 			continue
+		}
+		if top := topMissing(full); top != "" && !adopt {
+			created = append(created, top)
 		}
 		if err := v.writeFile(p, b, modeFile); err != nil {
 			v.Close()
@@ -82,4 +115,25 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Vault, *InitResul
 	}
 	res.Imported = imported
 	return v, res, nil
+}
+
+// topMissing returns the topmost folder on p's path (or p itself) that does not
+// exist, "" when p exists: removing it removes everything made to create p.
+func topMissing(p string) string {
+	top := ""
+	for d := p; !exists(d); d = filepath.Dir(d) {
+		top = d
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return top
+}
+
+// validBranch refuses a branch name git would refuse (git check-ref-format).
+func validBranch(b string) error {
+	if b == "HEAD" || strings.HasPrefix(b, "-") || plumbing.NewBranchReferenceName(b).Validate() != nil {
+		return invalidf("%q is not a valid branch name (git check-ref-format --branch refuses it): use letters, digits, '-', '_', '/' and '.', e.g. \"main\"", b)
+	}
+	return nil
 }

@@ -59,13 +59,16 @@ func (v *Vault) Revision(p note.Path) Revision {
 }
 
 // List returns the entries of a folder ("" is the root) at HEAD or at a commit:
-// sub-folders first, then files, each group by name.
+// sub-folders first, then files, each group by name. The folder is checked like a
+// note's path (ErrInvalid: absolute, "..", ".git", …); a trailing "/" is allowed.
 func (v *Vault) List(ctx context.Context, folder string, at string) ([]Entry, error) {
 	snap, err := v.at(at)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", folder, err)
 	}
-	folder = strings.Trim(folder, "/")
+	// A trailing "/" names the folder; a leading one makes the path absolute,
+	// which ValidPath refuses, as Read does.
+	folder = strings.TrimRight(folder, "/")
 	n := snap.root
 	if folder != "" {
 		if err := ValidPath(folder); err != nil {
@@ -374,6 +377,11 @@ func (v *Vault) Commit(ctx context.Context, at string) (*Commit, error) {
 // Log returns up to limit commits reachable from HEAD, newest first; with a path,
 // only those that changed it.
 func (v *Vault) Log(ctx context.Context, p note.Path, limit int) ([]Commit, error) {
+	if p != "" {
+		if err := ValidPath(string(p)); err != nil {
+			return nil, fmt.Errorf("log %s: %w", p, err)
+		}
+	}
 	if limit <= 0 {
 		limit = 50
 	}

@@ -22,8 +22,8 @@ func (c CommitID) Short() string {
 
 // Author is the person or agent on whose behalf a commit is made.
 type Author struct {
-	Name  string
-	Email string
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // Op is the Norn-Op trailer: what kind of operation a commit records.
@@ -127,10 +127,13 @@ type FileChange struct {
 
 // Result is what a transaction did (or, for a dry run, would do).
 type Result struct {
-	Commit  CommitID     `json:"commit,omitempty"`
-	Parent  CommitID     `json:"parent,omitempty"`
-	DryRun  bool         `json:"dry_run,omitempty"`
-	Changes []FileChange `json:"changes"`
+	Commit CommitID `json:"commit,omitempty"`
+	Parent CommitID `json:"parent,omitempty"`
+	DryRun bool     `json:"dry_run,omitempty"`
+	// Unchanged: every change put a note's current bytes back, so nothing was (or,
+	// for a dry run, would be) committed: Commit is "" and Changes is empty.
+	Unchanged bool         `json:"unchanged,omitempty"`
+	Changes   []FileChange `json:"changes"`
 }
 
 // Commit is one commit of the vault's history as Norn reads it.

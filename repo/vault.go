@@ -51,6 +51,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Gate, when set, checks every transaction (not external edits or imports).
 	Gate GateFunc
+	// PathGate, when set, classifies a path the vault refuses before staging (an
+	// unsafe path, a name too long for the file system or starting with TempPrefix,
+	// a path through a symlink): it is called with the transaction's paths alone (no
+	// bytes) and its error, wrapped to match ErrRejected, is returned instead of the
+	// vault's ErrInvalid. It should apply the gates' path rules (hooks'
+	// Gates.CheckPaths). When it passes, or is nil, the refusal stays ErrInvalid.
+	PathGate GateFunc
 	// Now is the clock for commit times (tests pin it); default time.Now.
 	Now func() time.Time
 	// Committer signs every commit as committer; default "norn <norn@localhost>".
@@ -102,6 +109,10 @@ type Vault struct {
 	idx   *gitIndex
 	// pendingStat holds files Norn wrote whose stat data the index lacks yet.
 	pendingStat map[string]fs.FileInfo
+	// unwritten holds the working-tree files Norn failed to write (path → the blob
+	// HEAD has there), under idxMu: their absence is Norn's failure, not a person's
+	// deletion, so Changes does not report it.
+	unwritten map[string]hash
 }
 
 // snapshot is HEAD at one commit: immutable once published.
@@ -213,6 +224,7 @@ func (v *Vault) load(ctx context.Context) error {
 	v.idx = idx
 	v.idx.drop = v.unlinks
 	v.pendingStat = map[string]fs.FileInfo{}
+	v.unwritten = map[string]hash{}
 	if err := v.recover(ctx); err != nil {
 		return fmt.Errorf("recover working tree: %w", err)
 	}

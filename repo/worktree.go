@@ -14,9 +14,15 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// tmpPrefix names Norn's temporary files in the working tree; a crash can leave one
-// behind, and Open removes them.
-const tmpPrefix = ".norn-tmp-"
+// TempPrefix names Norn's temporary files in the working tree (TempPrefix and 12 hex
+// digits, 22 bytes); a crash can leave one behind, and Open removes them. No
+// component of a path Norn writes may start with it (see validateTx).
+const TempPrefix = ".norn-tmp-"
+
+// MaxNameBytes is the longest file or folder name (one path component) Norn writes to
+// the working tree: the name limit of the common file systems. A longer name would be
+// committed but could never be checked out.
+const MaxNameBytes = 255
 
 // prepareIndex updates git's index entries for a batch before it is published, so
 // that the index can be encoded while the objects sync. A file Norn is about to write
@@ -99,6 +105,7 @@ func (v *Vault) writeWorktree(done []*staged) {
 				}
 				v.pruneEmptyDirs(path.Dir(f.path))
 				closeFolders() // a folder held open may be gone now
+				v.setUnwritten(f.path, zeroHash)
 				continue
 			}
 			dir, name := path.Split(f.path)
@@ -106,15 +113,16 @@ func (v *Vault) writeWorktree(done []*staged) {
 			if r == nil {
 				var err error
 				if r, err = v.openFolder(dir); err != nil {
-					v.log.Error("update working tree", "path", f.path, "err", err)
+					v.failedWrite(f, err)
 					continue
 				}
 				folders[dir] = r
 			}
 			if err := writeFileIn(r, name, f.content, f.mode); err != nil {
-				v.log.Error("update working tree", "path", f.path, "err", err)
+				v.failedWrite(f, err)
 				continue
 			}
+			v.setUnwritten(f.path, zeroHash)
 			if fi, err := r.Lstat(name); err == nil {
 				v.idxMu.Lock()
 				if _, ok := v.pendingStat[f.path]; ok {
@@ -124,6 +132,27 @@ func (v *Vault) writeWorktree(done []*staged) {
 			}
 		}
 	}
+}
+
+// failedWrite records that the working-tree file for f could not be written. The
+// commit holding it is durable; the file's absence is not a person's deletion, so
+// Changes must not commit it as one.
+func (v *Vault) failedWrite(f wtChange, err error) {
+	v.log.Error("update working tree: file committed but not written; its absence will not be committed as a deletion",
+		"path", f.path, "err", err)
+	v.setUnwritten(f.path, f.id)
+}
+
+// setUnwritten records (id non-zero) or forgets (zero) a working-tree file Norn
+// failed to write.
+func (v *Vault) setUnwritten(p string, id hash) {
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	if id.isZero() {
+		delete(v.unwritten, p)
+		return
+	}
+	v.unwritten[p] = id
 }
 
 // openFolder creates working-tree folder dir ("a/b/", or "" for the top) if needed
@@ -159,7 +188,7 @@ func writeFileIn(r *os.Root, p string, content []byte, mode uint32) error {
 	if mode == modeExec {
 		perm = 0o755
 	}
-	tmp := path.Join(path.Dir(p), tmpPrefix+randHex(6))
+	tmp := path.Join(path.Dir(p), TempPrefix+randHex(6))
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -233,7 +262,11 @@ func (v *Vault) recover(ctx context.Context) error {
 			continue
 		}
 		if err := v.checkout(e.name, n, cur, e.id); err != nil {
-			return err
+			if !errors.Is(err, errCheckout) {
+				return err
+			}
+			v.log.Error("recover working tree: file committed but not written; its absence will not be committed as a deletion", "path", e.name, "err", err)
+			v.unwritten[e.name] = n.id
 		}
 	}
 	for p, n := range head {
@@ -246,7 +279,11 @@ func (v *Vault) recover(ctx context.Context) error {
 			return err
 		}
 		if err := v.checkout(p, n, cur, zeroHash); err != nil {
-			return err
+			if !errors.Is(err, errCheckout) {
+				return err
+			}
+			v.log.Error("recover working tree: file committed but not written; its absence will not be committed as a deletion", "path", p, "err", err)
+			v.unwritten[p] = n.id
 		}
 	}
 	if changed || !exists(v.idx.path) {
@@ -292,6 +329,10 @@ func (v *Vault) markerPath() string {
 	return filepath.Join(v.gitDir, "norn", "worktree-writing")
 }
 
+// errCheckout marks checkout's failure to write a working-tree file (a name the file
+// system refuses, a full disk): recover logs it and goes on, the commit stands.
+var errCheckout = errors.New("checkout")
+
 // checkout makes path p hold HEAD's blob n unless the working tree holds a person's
 // edit (neither HEAD's bytes nor the indexed ones), and records it in the index.
 func (v *Vault) checkout(p string, n *node, cur, indexed hash) error {
@@ -304,7 +345,7 @@ func (v *Vault) checkout(p string, n *node, cur, indexed hash) error {
 			return err
 		}
 		if err := v.writeFile(p, data, n.mode); err != nil {
-			return fmt.Errorf("checkout %s: %w", p, err)
+			return fmt.Errorf("%w %s: %w", errCheckout, p, err)
 		}
 		cur = n.id
 	}
@@ -403,6 +444,10 @@ func (v *Vault) RemoveTempFiles(ctx context.Context) (int, error) {
 
 func (v *Vault) removeTempFiles() int {
 	n := 0
+	var head *node
+	if snap := v.snap.Load(); snap != nil && snap.root != nil {
+		head = snap.root
+	}
 	fs.WalkDir(v.wt.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -410,7 +455,16 @@ func (v *Vault) removeTempFiles() int {
 		if d.IsDir() && p == ".git" {
 			return fs.SkipDir
 		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), tmpPrefix) && v.wt.Remove(p) == nil {
+		if d.IsDir() || !strings.HasPrefix(d.Name(), TempPrefix) {
+			return nil
+		}
+		if head != nil && head.lookup(p) != nil {
+			// A note of that name committed before the gates reserved the prefix:
+			// it is someone's note, not Norn's leftover.
+			v.log.Warn("keep file named like a temporary file: it is tracked at HEAD", "path", p)
+			return nil
+		}
+		if v.wt.Remove(p) == nil {
 			n++
 		}
 		return nil

@@ -467,10 +467,13 @@ type WriteResult struct {
 	Path     note.Path     `json:"path"`
 	Revision repo.Revision `json:"revision,omitempty"`
 	// Commit is the new commit ("" for a dry run), Parent the one before it.
-	Commit  repo.CommitID     `json:"commit,omitempty"`
-	Parent  repo.CommitID     `json:"parent,omitempty"`
-	DryRun  bool              `json:"dry_run"`
-	Changes []repo.FileChange `json:"changes"`
+	Commit repo.CommitID `json:"commit,omitempty"`
+	Parent repo.CommitID `json:"parent,omitempty"`
+	DryRun bool          `json:"dry_run"`
+	// Unchanged: the write put the note's current bytes back, so nothing was
+	// committed (Commit is "", Changes empty, Revision the note's revision).
+	Unchanged bool              `json:"unchanged,omitempty"`
+	Changes   []repo.FileChange `json:"changes"`
 }
 
 // writeResult reports res for path p.
@@ -479,7 +482,7 @@ func writeResult(p note.Path, res *repo.Result) WriteResult {
 	if res == nil {
 		return out
 	}
-	out.Commit, out.Parent, out.DryRun = res.Commit, res.Parent, res.DryRun
+	out.Commit, out.Parent, out.DryRun, out.Unchanged = res.Commit, res.Parent, res.DryRun, res.Unchanged
 	if res.Changes != nil {
 		out.Changes = res.Changes
 	}

@@ -131,6 +131,9 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 		return nil, fmt.Errorf("write %s: %w", p, err)
 	}
 	out := writeResult(p, res)
+	if out.Unchanged {
+		out.Revision = repo.Revision(in.ExpectedRevision)
+	}
 	return &out, nil
 }
 
@@ -186,6 +189,9 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 		return nil, fmt.Errorf("edit %s: %w", p, err)
 	}
 	out := writeResult(p, res)
+	if out.Unchanged {
+		out.Revision = blob.Revision
+	}
 	return &out, nil
 }
 

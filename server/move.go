@@ -228,7 +228,7 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 					(b.Target != r.From || !namesFile(l, r.From)) {
 					break // still right, by a title or an alias, or from the new folder
 				}
-				t, ok := linkTextFor(r1, src, l, want, b.Target)
+				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound)
 				if !ok {
 					if hidden(p) {
 						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
@@ -553,13 +553,15 @@ func namesFile(l note.Link, p note.Path) bool {
 // in l's style: a relative path for a relative link; for a name link the file
 // name, else the shortest path that works; for a path link the shortest path (the
 // whole path when l named its old target, was, by its whole path). ".md" and a
-// leading "/" are kept when l had them.
-func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path) (string, bool) {
+// leading "/" are kept when l had them. When heading is true the link's heading
+// must be found in want too; a heading that was already missing stays as written
+// and need not be found (the link still names the note).
+func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading bool) (string, bool) {
 	resolves := func(t string) bool {
 		c := l
 		c.Target = t
 		res := r.Resolve(src, c)
-		return res.Status == graph.LinkResolved && res.Target == want && (res.HeadingFound || l.Heading == "")
+		return res.Status == graph.LinkResolved && res.Target == want && (res.HeadingFound || !heading || l.Heading == "")
 	}
 	old := strings.TrimSpace(l.Target)
 	if isRelative(l) {

@@ -20,8 +20,8 @@ type Vault struct {
 	observers *commitObservers
 }
 
-// Open opens the vault at dir with its gates and index. Options' Gate and OnCommit
-// are set here.
+// Open opens the vault at dir with its gates and index. Options' Gate, PathGate and
+// OnCommit are set here.
 func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -29,7 +29,7 @@ func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	s := NewSettings()
 	var x *Indexer
 	obs := &commitObservers{fns: map[int]func([]repo.Commit){}}
-	opts.Gate = s.Gate
+	opts.Gate, opts.PathGate = s.Gate, s.PathGate
 	opts.OnCommit = func(commits []repo.Commit) {
 		if x != nil {
 			x.catchUpNow()

@@ -80,6 +80,21 @@ func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, er
 	return s.cfg, s.gates, s.err
 }
 
+// PathGate is a repo.GateFunc running the gates' path rules alone
+// (hooks.Gates.CheckPaths); wire it as repo.Options.PathGate beside Gate.
+func (s *Settings) PathGate(ctx context.Context, p *repo.Proposal) error {
+	_, gates, _ := s.Current(ctx)
+	hp := hooks.Proposal{
+		Writer:    hooks.Writer{Name: p.Author.Name, Roles: p.Roles},
+		Op:        string(p.Op),
+		IsSymlink: p.IsSymlink,
+	}
+	for _, c := range p.Changes {
+		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From})
+	}
+	return gates.CheckPaths(ctx, hp)
+}
+
 // Gate is a repo.GateFunc running the vault's write gates. A change to
 // .norn/config.yaml must itself parse.
 func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {

@@ -85,3 +85,11 @@ func writeFile(t *testing.T, v *repo.Vault, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSettings_PathGate_AgreesWithRepo: repo and hooks reserve the same temporary
+// prefix and name limit, so a name repo refuses is one the gates name a rule for.
+func TestSettings_PathGate_AgreesWithRepo(t *testing.T) {
+	if repo.TempPrefix != hooks.TempPrefix || repo.MaxNameBytes != hooks.MaxNameBytes {
+		t.Fatalf("repo (%q, %d) and hooks (%q, %d) disagree", repo.TempPrefix, repo.MaxNameBytes, hooks.TempPrefix, hooks.MaxNameBytes)
+	}
+}

@@ -30,7 +30,7 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	settings := server.NewSettings()
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
-		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate},
+		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
 		Branch:  *branch,
 		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
 	})

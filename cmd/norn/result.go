@@ -41,6 +41,18 @@ func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
 		}
 		return printed(verdict)
 	}
+	if res.Unchanged {
+		// The bytes given are the note's current ones: no commit.
+		if res.DryRun {
+			fmt.Fprintln(e.stdout, "dry run, nothing written; unchanged: would commit nothing")
+		} else {
+			fmt.Fprintln(e.stdout, "unchanged: the content is the note's current bytes; nothing committed")
+		}
+		if res.DryRun && verdict == nil {
+			fmt.Fprintln(e.stdout, "gates: pass")
+		}
+		return verdict
+	}
 	verb := "committed"
 	if res.DryRun {
 		verb = "dry run, nothing written; would commit"

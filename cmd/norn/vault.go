@@ -28,7 +28,7 @@ func vaultDir(e *env, g *globals) string {
 // openVault opens the vault with the write gates of its settings wired in.
 func openVault(ctx context.Context, e *env, g *globals) (*repo.Vault, *server.Settings, error) {
 	settings := server.NewSettings()
-	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate})
+	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate})
 	if err != nil {
 		return nil, nil, err
 	}
