@@ -120,6 +120,12 @@ func TestServe_RefusesBadStarts(t *testing.T) {
 		{"serve", "--http", "127.0.0.1:0", "--maintenance"},
 		{"serve", "--stdio", "--allow-unauthenticated-loopback"},
 		{"serve", "--stdio", "--agent", "a<b>"},
+		// An explicitly empty --agent (`--agent "$AGENT"`, AGENT unset) is never the owner.
+		{"serve", "--stdio", "--agent", ""},
+		{"serve", "--stdio", "--agent=", "--maintenance"},
+		{"serve", "--stdio", "--agent", " bot"},
+		{"serve", "--stdio", "--http", ""},
+		{"serve", "--http", ""},
 		{"serve", "--http", "7777"},
 		{"serve", "--stdio", "extra"},
 	} {
