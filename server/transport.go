@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -67,9 +68,14 @@ type HTTPOptions struct {
 //  2. the path — 404 for anything but MCPPath;
 //  3. the bearer token — 401 with WWW-Authenticate: Bearer realm="norn";
 //  4. the body size — 413;
-//  5. the session: an Mcp-Session-Id belongs to the principal whose initialize
-//     created it; another principal using it gets 403 session_forbidden, an id the
-//     server did not hand out 404 unknown_session (a client re-initializes on 404).
+//  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
+//     it; another principal using it gets 403 session_forbidden, an id the server did
+//     not hand out (or whose token was revoked) 404 unknown_session (a client
+//     re-initializes on 404).
+//
+// A revoked token's open streams (a listening GET, an SSE answer) are closed: each
+// checks the tokens file before every message and every revokeCheckInterval, and
+// every request checks them all, so nothing more reaches them.
 //
 // Tool handlers find the caller with PrincipalFrom(ctx).
 type HTTPHandler struct {
@@ -82,8 +88,21 @@ type HTTPHandler struct {
 	maxBody   int64
 
 	mu       sync.Mutex
-	sessions map[string]string // session id → principal name
+	sessions map[string]binding   // session id → who created it
+	streams  map[*stream]struct{} // open SSE responses of token holders
+	checked  uint64               // the tokens' generation sessions and streams were last checked at
 }
+
+// binding is who created a session: a principal, by the token it called with.
+type binding struct {
+	name string
+	key  tokenKey
+}
+
+// revokeCheckInterval is how often an open SSE stream checks that its token is still
+// in the tokens file, so that a revoke ends a stream on which nothing is sent. (A
+// stream checks before each event it sends too, and every request checks them all.)
+const revokeCheckInterval = time.Second
 
 // NewHTTPHandler wraps mcp in the streamable HTTP transport (stateful sessions) with
 // authentication. It fails closed: without any token in opts.Tokens it refuses
@@ -125,7 +144,8 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 		maxBody = DefaultMaxBodyBytes
 	}
 	h := &HTTPHandler{tokens: opts.Tokens, log: log, loopback: loopback, host: host,
-		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody, sessions: map[string]string{}}
+		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody,
+		sessions: map[string]binding{}, streams: map[*stream]struct{}{}}
 	h.mcp = mcpserver.NewStreamableHTTPServer(mcp,
 		mcpserver.WithEndpointPath(MCPPath),
 		mcpserver.WithStateful(true),
@@ -152,7 +172,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "MCP is served at "+MCPPath)
 		return
 	}
-	p, ok := h.authenticate(w, r)
+	p, key, ok := h.authenticate(w, r)
+	h.dropRevoked() // any request, refused or not, notices a revoke
 	if !ok {
 		return
 	}
@@ -177,31 +198,43 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if sid != "" {
 		h.mu.Lock()
 		owner, known := h.sessions[sid]
+		if known && !h.holds(owner.key) {
+			delete(h.sessions, sid) // its token was revoked: the session ended with it
+			known = false
+		}
 		h.mu.Unlock()
 		if !known {
 			writeError(w, http.StatusNotFound, "unknown_session", "this server did not create that session (or it ended): initialize a new one")
 			return
 		}
-		if owner != p.Name {
+		if owner.key != key || owner.name != p.Name {
 			h.log.Warn("session used with another principal's token", "principal", p.Name, "remote", r.RemoteAddr)
 			writeError(w, http.StatusForbidden, "session_forbidden", "this session belongs to another principal: initialize your own")
 			return
 		}
 	}
-	r = r.WithContext(WithPrincipal(r.Context(), p))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	st := &stream{h: h, key: key, cancel: cancel}
+	defer st.close()
+	r = r.WithContext(WithPrincipal(ctx, p))
 	var lw *lengthWriter
 	if r.Method == http.MethodPost {
 		lw = &lengthWriter{ResponseWriter: w}
 		defer lw.finish()
 		w = lw
 	}
+	if r.Method == http.MethodGet {
+		st.open() // a listening stream from the start
+	}
+	w = &streamWriter{ResponseWriter: w, st: st}
 	bw := &bindingWriter{ResponseWriter: w}
 	if sid == "" {
 		bw.onHeader = func(hd http.Header, status int) {
 			if id := hd.Get(sessionHeader); id != "" && status < 300 {
 				h.mu.Lock()
 				if _, taken := h.sessions[id]; !taken {
-					h.sessions[id] = p.Name
+					h.sessions[id] = binding{name: p.Name, key: key}
 				}
 				h.mu.Unlock()
 			}
@@ -251,31 +284,68 @@ func (h *HTTPHandler) checkHost(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// authenticate finds the request's principal or answers 401.
-func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+// authenticate finds the request's principal and the key of the token it sent (zero
+// for the unauthenticated local agent), or answers 401.
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, tokenKey, bool) {
 	auth := r.Header.Get("Authorization")
 	if auth == "" && h.allowAnon {
-		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, true
+		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, tokenKey{}, true
 	}
 	const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
 	if auth == "" {
 		unauthorized(w, "", "missing_token", "this server needs a bearer token: "+hint)
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	scheme, token, found := strings.Cut(auth, " ")
 	token = strings.TrimSpace(token)
 	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		unauthorized(w, "invalid_request", "bad_authorization", "the Authorization header must be `Bearer <token>`: "+hint)
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	if h.tokens != nil {
-		if p, ok := h.tokens.Authenticate(token); ok {
-			return p, true
+		if p, key, ok := h.tokens.authenticate(token); ok {
+			return p, key, true
 		}
 	}
 	h.log.Info("request refused: unknown token", "remote", r.RemoteAddr)
 	unauthorized(w, "invalid_token", "invalid_token", "the token is unknown or revoked: "+hint)
-	return Principal{}, false
+	return Principal{}, tokenKey{}, false
+}
+
+// holds reports whether the token with key k still authenticates.
+func (h *HTTPHandler) holds(k tokenKey) bool {
+	return k == (tokenKey{}) || h.tokens != nil && h.tokens.holds(k)
+}
+
+// dropRevoked ends the sessions and streams of tokens no longer in the tokens file,
+// when the file changed since they were last checked: a revoked token's sessions are
+// unknown from then on (404) and its open streams are closed.
+func (h *HTTPHandler) dropRevoked() {
+	if h.tokens == nil {
+		return
+	}
+	gen := h.tokens.generation()
+	h.mu.Lock()
+	if gen == h.checked {
+		h.mu.Unlock()
+		return
+	}
+	h.checked = gen
+	var ended []*stream
+	for st := range h.streams {
+		if !h.holds(st.key) {
+			ended = append(ended, st)
+		}
+	}
+	for id, b := range h.sessions {
+		if !h.holds(b.key) {
+			delete(h.sessions, id)
+		}
+	}
+	h.mu.Unlock()
+	for _, st := range ended {
+		st.end()
+	}
 }
 
 func unauthorized(w http.ResponseWriter, bearerErr, code, msg string) {
@@ -313,6 +383,143 @@ func isLoopbackName(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
 }
+
+// stream is one response of a token holder, which becomes a stream when it is a
+// listening GET or its answer is SSE. An open stream belongs to its token: it
+// checks that the token is still held before each event it sends and every
+// revokeCheckInterval, and a revoke ends it (its request's context is cancelled, and
+// nothing more is written to it).
+type stream struct {
+	h      *HTTPHandler
+	key    tokenKey
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	ended  bool
+	opened bool
+	stop   chan struct{} // closed by close: ends the watcher
+	done   chan struct{} // closed when the watcher has returned
+}
+
+// open registers the stream and starts its watcher; only for a token holder.
+func (st *stream) open() {
+	if st.key == (tokenKey{}) {
+		return
+	}
+	st.mu.Lock()
+	if st.opened || st.ended {
+		st.mu.Unlock()
+		return
+	}
+	st.opened = true
+	st.stop, st.done = make(chan struct{}), make(chan struct{})
+	st.mu.Unlock()
+	st.h.mu.Lock()
+	st.h.streams[st] = struct{}{}
+	st.h.mu.Unlock()
+	go st.watch()
+}
+
+// watch ends the stream when its token is revoked, checking every
+// revokeCheckInterval until close.
+func (st *stream) watch() {
+	defer close(st.done)
+	tick := time.NewTicker(revokeCheckInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-st.stop:
+			return
+		case <-tick.C:
+			if !st.h.holds(st.key) {
+				st.end()
+				return
+			}
+		}
+	}
+}
+
+// live reports whether the stream may still send: it has not ended, and, once it
+// is a stream, its token is still held (ending it otherwise).
+func (st *stream) live() bool {
+	st.mu.Lock()
+	ended, opened := st.ended, st.opened
+	st.mu.Unlock()
+	if ended {
+		return false
+	}
+	if opened && !st.h.holds(st.key) {
+		st.end()
+		return false
+	}
+	return true
+}
+
+// end stops the stream for good: nothing more is written to it, and its request's
+// context is cancelled so that the handler returns.
+func (st *stream) end() {
+	st.mu.Lock()
+	st.ended = true
+	st.mu.Unlock()
+	st.cancel()
+}
+
+// close is called when the request is done: it stops the watcher, waits for it and
+// forgets the stream.
+func (st *stream) close() {
+	st.mu.Lock()
+	opened := st.opened
+	st.ended = true
+	st.mu.Unlock()
+	if !opened {
+		return
+	}
+	close(st.stop)
+	<-st.done
+	st.h.mu.Lock()
+	delete(st.h.streams, st)
+	st.h.mu.Unlock()
+}
+
+// errStreamEnded is what a write to a stream ended by a revoke returns.
+var errStreamEnded = errors.New("stream ended: its token was revoked")
+
+// streamWriter writes a response through its stream: an SSE answer opens the
+// stream, and once it is open each write (each event) first checks the token.
+type streamWriter struct {
+	http.ResponseWriter
+	st *stream
+}
+
+func (w *streamWriter) WriteHeader(status int) {
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		w.st.open()
+	}
+	if !w.st.live() {
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *streamWriter) Write(b []byte) (int, error) {
+	if !w.st.live() {
+		return 0, errStreamEnded
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *streamWriter) Flush() {
+	if !w.st.live() {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the wrapped writer.
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bindingWriter calls onHeader once, just before the response header goes out, and
 // remembers the status. It keeps the writer's Flush (SSE) and Unwrap (for
