@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -632,29 +631,3 @@ func (w *lengthWriter) release(withLength bool) {
 
 // Unwrap returns the wrapped writer.
 func (w *lengthWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// ServeStdio serves mcp over in/out (newline-delimited JSON-RPC) for one client whose
-// principal is p, until in ends or ctx is done; both are a clean stop (nil). Nothing
-// but protocol is written to out; the transport's errors go to log (nil:
-// slog.Default()).
-func ServeStdio(ctx context.Context, mcp *mcpserver.MCPServer, p Principal, in io.Reader, out io.Writer, log *slog.Logger) error {
-	if log == nil {
-		log = slog.Default()
-	}
-	s := mcpserver.NewStdioServer(mcp)
-	mcpserver.WithErrorLogger(slogLogger(log))(s)
-	mcpserver.WithStdioContextFunc(func(ctx context.Context) context.Context { return WithPrincipal(ctx, p) })(s)
-	err := s.Listen(ctx, in, out)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("serve stdio: %w", err)
-	}
-	return nil
-}
-
-// slogLogger adapts log to the *log.Logger mcp-go's stdio server wants.
-func slogLogger(l *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(l.Handler(), slog.LevelError)
-}

@@ -498,7 +498,7 @@ func TestServeStdio(t *testing.T) {
 	p := server.Principal{Name: "owner", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, nil)
+		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, server.StdioOptions{})
 		outW.Close()
 	}()
 	c := client.NewClient(transport.NewIO(outR, inW, nil))

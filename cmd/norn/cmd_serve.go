@@ -16,8 +16,8 @@ import (
 	"github.com/norn-vault/norn/server"
 )
 
-// shutdownGrace bounds how long `norn serve --http` waits for in-flight requests when
-// told to stop.
+// shutdownGrace bounds how long `norn serve` waits for in-flight requests when told
+// to stop (and, with --stdio, when stdin ends).
 const shutdownGrace = 10 * time.Second
 
 func runServe(ctx context.Context, e *env, g *globals, args []string) error {
@@ -82,7 +82,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 			p.Scopes = append(p.Scopes, server.ScopeMaintenance)
 		}
 		log.Info("serving MCP on stdio", "vault", v.Dir(), "principal", p.Name, "owner", p.Owner)
-		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, log)
+		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, server.StdioOptions{Logger: log, Grace: shutdownGrace})
 	}
 
 	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), log)
