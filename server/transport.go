@@ -37,6 +37,9 @@ const LocalAgentName = "local-agent"
 // sessionHeader is the streamable HTTP session header.
 const sessionHeader = "Mcp-Session-Id"
 
+// allowedMethods are the HTTP methods of MCPPath (the Allow header of a 405).
+const allowedMethods = "GET, HEAD, POST, DELETE"
+
 // HTTPOptions configure NewHTTPHandler.
 type HTTPOptions struct {
 	// Addr is the address the server listens on (host:port). It decides whether the
@@ -64,13 +67,18 @@ type HTTPOptions struct {
 //  1. Host (only when bound to loopback: localhost, 127.0.0.1, ::1 or the bound host)
 //     and Origin (when present: a loopback origin on loopback, else the request's own
 //     host) — 403 forbidden_host / forbidden_origin, against DNS rebinding;
-//  2. the path — 404 for anything but MCPPath;
+//  2. the path — 404 for anything but MCPPath; the method — 405 for anything but
+//     GET, HEAD, POST and DELETE;
 //  3. the bearer token — 401 with WWW-Authenticate: Bearer realm="norn";
 //  4. the body size — 413;
 //  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
 //     re-initializes on 404).
+//
+// The refusals of mcp-go's handler (a missing session, a wrong Content-Type, …),
+// plain text there, are sent as JSON too (refusalWriter); its JSON-RPC errors go
+// through as they are.
 //
 // A revoked token's open streams (a listening GET, an SSE answer) are closed: each
 // checks the tokens file before every message and every revokeCheckInterval, and
@@ -171,6 +179,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "MCP is served at "+MCPPath)
 		return
 	}
+	switch r.Method {
+	case http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodHead:
+	default:
+		w.Header().Set("Allow", allowedMethods)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s is not a method of the MCP endpoint: use %s", r.Method, allowedMethods))
+		return
+	}
 	p, key, ok := h.authenticate(w, r)
 	h.dropRevoked() // any request, refused or not, notices a revoke
 	if !ok {
@@ -239,7 +254,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.mcp.ServeHTTP(bw, r)
+	rw := &refusalWriter{ResponseWriter: bw, hadSession: sid != ""}
+	h.mcp.ServeHTTP(rw, r)
+	rw.finish()
 	if sid != "" && r.Method == http.MethodDelete && bw.status >= 200 && bw.status < 300 {
 		h.mu.Lock()
 		delete(h.sessions, sid)
@@ -519,6 +536,80 @@ func (w *streamWriter) Flush() {
 
 // Unwrap returns the wrapped writer.
 func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// refusalWriter turns the plain-text refusals of mcp-go's handler into norn's JSON
+// ones: a status of 400 or more sent without a JSON Content-Type is held, with its
+// text, and finish sends it as {"error", "message"} (see refusal). JSON answers,
+// JSON-RPC errors included, go through as they are.
+type refusalWriter struct {
+	http.ResponseWriter
+	hadSession bool // the request carried an Mcp-Session-Id
+	status     int  // the held status, 0 while none is held
+	text       bytes.Buffer
+}
+
+func (w *refusalWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *refusalWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.text.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *refusalWriter) Flush() {
+	if w.status != 0 {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the wrapped writer.
+func (w *refusalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish sends a held refusal as JSON.
+func (w *refusalWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	status, code, msg := refusal(w.status, strings.TrimSpace(w.text.String()), w.hadSession)
+	w.Header().Del("Content-Length")
+	writeError(w.ResponseWriter, status, code, msg)
+}
+
+// refusal names a refusal of mcp-go's handler (its status and text): the status
+// norn answers with, the error code and the message.
+func refusal(status int, text string, hadSession bool) (int, string, string) {
+	switch {
+	case status == http.StatusNotFound && !hadSession:
+		// mcp-go's answer to a request without a session id under the handshake
+		// protocols: the specification asks for 400.
+		return http.StatusBadRequest, "missing_session", "this request needs the Mcp-Session-Id header that initialize answered with" +
+			" (protocols up to 2025-11-25), or the stateless protocol 2026-07-28 (its Mcp-Protocol-Version header and params._meta, see docs/mcp.md)"
+	case status == http.StatusNotFound:
+		return status, "unknown_session", "this server did not create that session (or it ended): initialize a new one"
+	case status == http.StatusMethodNotAllowed:
+		return status, "method_not_allowed", text
+	case status == http.StatusBadRequest && strings.HasPrefix(text, "Invalid content type"):
+		return status, "bad_content_type", "the request body must be JSON, sent with Content-Type: application/json"
+	case status == http.StatusBadRequest && strings.HasPrefix(text, "Unsupported protocol version"):
+		return status, "unsupported_protocol_version", text
+	case status == http.StatusBadRequest:
+		return status, "bad_request", text
+	case status >= http.StatusInternalServerError:
+		return status, "internal", text
+	}
+	return status, "refused", text
+}
 
 // bindingWriter calls onHeader once, just before the response header goes out, and
 // remembers the status. It keeps the writer's Flush (SSE) and Unwrap (for
