@@ -69,7 +69,7 @@ func e2eStdio(t *testing.T, s *mcpserver.MCPServer, p server.Principal) *client.
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeStdio(context.Background(), s, p, inR, outW, e2eQuiet)
+		done <- server.ServeStdio(context.Background(), s, p, inR, outW, server.StdioOptions{Logger: e2eQuiet})
 		outW.Close()
 	}()
 	c := client.NewClient(transport.NewIO(outR, inW, nil))

@@ -57,8 +57,12 @@ type tokenRecord struct {
 
 type tokenEntry struct {
 	rec    tokenRecord
-	digest [sha256.Size]byte
+	digest tokenKey
 }
+
+// tokenKey identifies one token: the SHA-256 digest of its secret. The zero key is
+// no token (the unauthenticated local agent), which Tokens.holds always holds.
+type tokenKey [sha256.Size]byte
 
 // tokensHeader opens every tokens file Norn writes.
 const tokensHeader = "# norn bearer tokens: one JSON object per line {name, sha256, scopes, created}.\n" +
@@ -81,7 +85,8 @@ type Tokens struct {
 	loaded  bool
 	stat    fs.FileInfo // of the version in entries; nil when the file is missing
 	entries []tokenEntry
-	err     error // why the current version is unusable
+	err     error  // why the current version is unusable
+	gen     uint64 // counts the versions read, so holders of a key know to check it again
 }
 
 // OpenTokens returns the tokens file at path (usually TokensPath(v.GitDir())). It
@@ -215,12 +220,18 @@ func (t *Tokens) List() ([]TokenInfo, error) {
 // that cannot be read or parsed authenticates nobody (and says why in the log, once
 // per version of the file).
 func (t *Tokens) Authenticate(token string) (Principal, bool) {
-	digest := sha256.Sum256([]byte(token))
+	p, _, ok := t.authenticate(token)
+	return p, ok
+}
+
+// authenticate is Authenticate that also returns the token's key, for holds.
+func (t *Tokens) authenticate(token string) (Principal, tokenKey, bool) {
+	digest := tokenKey(sha256.Sum256([]byte(token)))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.refreshLocked()
 	if t.err != nil {
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	found := -1
 	for i := range t.entries {
@@ -229,10 +240,40 @@ func (t *Tokens) Authenticate(token string) (Principal, bool) {
 		}
 	}
 	if found < 0 {
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	e := t.entries[found]
-	return Principal{Name: e.rec.Name, Scopes: slices.Clone(e.rec.Scopes)}, true
+	return Principal{Name: e.rec.Name, Scopes: slices.Clone(e.rec.Scopes)}, digest, true
+}
+
+// holds reports whether the token with key k still authenticates: it is in the file
+// (read again first if it changed) and the file is usable. The zero key (no token)
+// is always held.
+func (t *Tokens) holds(k tokenKey) bool {
+	if k == (tokenKey{}) {
+		return true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.refreshLocked()
+	if t.err != nil {
+		return false
+	}
+	for i := range t.entries {
+		if t.entries[i].digest == k {
+			return true
+		}
+	}
+	return false
+}
+
+// generation changes whenever another version of the file is read (or found
+// unusable): a key held at one generation is held until the next.
+func (t *Tokens) generation() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.refreshLocked()
+	return t.gen
 }
 
 // refreshLocked re-reads the file if it is not the version held. Callers hold t.mu.
@@ -240,6 +281,9 @@ func (t *Tokens) refreshLocked() {
 	fi, err := os.Stat(t.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if !t.loaded || t.stat != nil || t.err != nil {
+			t.gen++
+		}
 		t.loaded, t.stat, t.entries, t.err = true, nil, nil, nil
 		return
 	case err != nil:
@@ -275,6 +319,7 @@ func (t *Tokens) refreshLocked() {
 		hex.Decode(entries[i].digest[:], []byte(r.SHA256)) // checked by parseTokens
 	}
 	t.loaded, t.stat, t.entries, t.err = true, fi, entries, nil
+	t.gen++
 }
 
 // setErrLocked makes the tokens unusable until the file changes, logging why once for
@@ -284,6 +329,7 @@ func (t *Tokens) setErrLocked(fi fs.FileInfo, err error) {
 	same := t.err != nil && (fi == nil && t.stat == nil && t.err.Error() == err.Error() ||
 		fi != nil && t.stat != nil && sameVersion(t.stat, fi))
 	t.loaded, t.stat, t.entries, t.err = true, fi, nil, err
+	t.gen++
 	if !same {
 		t.log.Error("tokens file unusable: no token authenticates until it is fixed", "path", t.path, "err", err)
 	}

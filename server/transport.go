@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -36,6 +36,9 @@ const LocalAgentName = "local-agent"
 
 // sessionHeader is the streamable HTTP session header.
 const sessionHeader = "Mcp-Session-Id"
+
+// allowedMethods are the HTTP methods of MCPPath (the Allow header of a 405).
+const allowedMethods = "GET, HEAD, POST, DELETE"
 
 // HTTPOptions configure NewHTTPHandler.
 type HTTPOptions struct {
@@ -64,12 +67,22 @@ type HTTPOptions struct {
 //  1. Host (only when bound to loopback: localhost, 127.0.0.1, ::1 or the bound host)
 //     and Origin (when present: a loopback origin on loopback, else the request's own
 //     host) — 403 forbidden_host / forbidden_origin, against DNS rebinding;
-//  2. the path — 404 for anything but MCPPath;
+//  2. the path — 404 for anything but MCPPath; the method — 405 for anything but
+//     GET, HEAD, POST and DELETE;
 //  3. the bearer token — 401 with WWW-Authenticate: Bearer realm="norn";
 //  4. the body size — 413;
-//  5. the session: an Mcp-Session-Id belongs to the principal whose initialize
-//     created it; another principal using it gets 403 session_forbidden, an id the
-//     server did not hand out 404 unknown_session (a client re-initializes on 404).
+//  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
+//     it; another principal using it gets 403 session_forbidden, an id the server did
+//     not hand out (or whose token was revoked) 404 unknown_session (a client
+//     re-initializes on 404).
+//
+// The refusals of mcp-go's handler (a missing session, a wrong Content-Type, …),
+// plain text there, are sent as JSON too (refusalWriter); its JSON-RPC errors go
+// through as they are.
+//
+// A revoked token's open streams (a listening GET, an SSE answer) are closed: each
+// checks the tokens file before every message and every revokeCheckInterval, and
+// every request checks them all, so nothing more reaches them.
 //
 // Tool handlers find the caller with PrincipalFrom(ctx).
 type HTTPHandler struct {
@@ -82,8 +95,21 @@ type HTTPHandler struct {
 	maxBody   int64
 
 	mu       sync.Mutex
-	sessions map[string]string // session id → principal name
+	sessions map[string]binding   // session id → who created it
+	streams  map[*stream]struct{} // open SSE responses of token holders
+	checked  uint64               // the tokens' generation sessions and streams were last checked at
 }
+
+// binding is who created a session: a principal, by the token it called with.
+type binding struct {
+	name string
+	key  tokenKey
+}
+
+// revokeCheckInterval is how often an open SSE stream checks that its token is still
+// in the tokens file, so that a revoke ends a stream on which nothing is sent. (A
+// stream checks before each event it sends too, and every request checks them all.)
+const revokeCheckInterval = time.Second
 
 // NewHTTPHandler wraps mcp in the streamable HTTP transport (stateful sessions) with
 // authentication. It fails closed: without any token in opts.Tokens it refuses
@@ -125,7 +151,8 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 		maxBody = DefaultMaxBodyBytes
 	}
 	h := &HTTPHandler{tokens: opts.Tokens, log: log, loopback: loopback, host: host,
-		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody, sessions: map[string]string{}}
+		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody,
+		sessions: map[string]binding{}, streams: map[*stream]struct{}{}}
 	h.mcp = mcpserver.NewStreamableHTTPServer(mcp,
 		mcpserver.WithEndpointPath(MCPPath),
 		mcpserver.WithStateful(true),
@@ -152,7 +179,15 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "MCP is served at "+MCPPath)
 		return
 	}
-	p, ok := h.authenticate(w, r)
+	switch r.Method {
+	case http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodHead:
+	default:
+		w.Header().Set("Allow", allowedMethods)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s is not a method of the MCP endpoint: use %s", r.Method, allowedMethods))
+		return
+	}
+	p, key, ok := h.authenticate(w, r)
+	h.dropRevoked() // any request, refused or not, notices a revoke
 	if !ok {
 		return
 	}
@@ -177,37 +212,51 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if sid != "" {
 		h.mu.Lock()
 		owner, known := h.sessions[sid]
+		if known && !h.holds(owner.key) {
+			delete(h.sessions, sid) // its token was revoked: the session ended with it
+			known = false
+		}
 		h.mu.Unlock()
 		if !known {
 			writeError(w, http.StatusNotFound, "unknown_session", "this server did not create that session (or it ended): initialize a new one")
 			return
 		}
-		if owner != p.Name {
+		if owner.key != key || owner.name != p.Name {
 			h.log.Warn("session used with another principal's token", "principal", p.Name, "remote", r.RemoteAddr)
 			writeError(w, http.StatusForbidden, "session_forbidden", "this session belongs to another principal: initialize your own")
 			return
 		}
 	}
-	r = r.WithContext(WithPrincipal(r.Context(), p))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	st := &stream{h: h, key: key, cancel: cancel}
+	defer st.close()
+	r = r.WithContext(WithPrincipal(ctx, p))
 	var lw *lengthWriter
 	if r.Method == http.MethodPost {
 		lw = &lengthWriter{ResponseWriter: w}
 		defer lw.finish()
 		w = lw
 	}
+	if r.Method == http.MethodGet {
+		st.open() // a listening stream from the start
+	}
+	w = &streamWriter{ResponseWriter: w, st: st}
 	bw := &bindingWriter{ResponseWriter: w}
 	if sid == "" {
 		bw.onHeader = func(hd http.Header, status int) {
 			if id := hd.Get(sessionHeader); id != "" && status < 300 {
 				h.mu.Lock()
 				if _, taken := h.sessions[id]; !taken {
-					h.sessions[id] = p.Name
+					h.sessions[id] = binding{name: p.Name, key: key}
 				}
 				h.mu.Unlock()
 			}
 		}
 	}
-	h.mcp.ServeHTTP(bw, r)
+	rw := &refusalWriter{ResponseWriter: bw, hadSession: sid != ""}
+	h.mcp.ServeHTTP(rw, r)
+	rw.finish()
 	if sid != "" && r.Method == http.MethodDelete && bw.status >= 200 && bw.status < 300 {
 		h.mu.Lock()
 		delete(h.sessions, sid)
@@ -251,31 +300,68 @@ func (h *HTTPHandler) checkHost(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// authenticate finds the request's principal or answers 401.
-func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+// authenticate finds the request's principal and the key of the token it sent (zero
+// for the unauthenticated local agent), or answers 401.
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, tokenKey, bool) {
 	auth := r.Header.Get("Authorization")
 	if auth == "" && h.allowAnon {
-		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, true
+		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, tokenKey{}, true
 	}
 	const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
 	if auth == "" {
 		unauthorized(w, "", "missing_token", "this server needs a bearer token: "+hint)
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	scheme, token, found := strings.Cut(auth, " ")
 	token = strings.TrimSpace(token)
 	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		unauthorized(w, "invalid_request", "bad_authorization", "the Authorization header must be `Bearer <token>`: "+hint)
-		return Principal{}, false
+		return Principal{}, tokenKey{}, false
 	}
 	if h.tokens != nil {
-		if p, ok := h.tokens.Authenticate(token); ok {
-			return p, true
+		if p, key, ok := h.tokens.authenticate(token); ok {
+			return p, key, true
 		}
 	}
 	h.log.Info("request refused: unknown token", "remote", r.RemoteAddr)
 	unauthorized(w, "invalid_token", "invalid_token", "the token is unknown or revoked: "+hint)
-	return Principal{}, false
+	return Principal{}, tokenKey{}, false
+}
+
+// holds reports whether the token with key k still authenticates.
+func (h *HTTPHandler) holds(k tokenKey) bool {
+	return k == (tokenKey{}) || h.tokens != nil && h.tokens.holds(k)
+}
+
+// dropRevoked ends the sessions and streams of tokens no longer in the tokens file,
+// when the file changed since they were last checked: a revoked token's sessions are
+// unknown from then on (404) and its open streams are closed.
+func (h *HTTPHandler) dropRevoked() {
+	if h.tokens == nil {
+		return
+	}
+	gen := h.tokens.generation()
+	h.mu.Lock()
+	if gen == h.checked {
+		h.mu.Unlock()
+		return
+	}
+	h.checked = gen
+	var ended []*stream
+	for st := range h.streams {
+		if !h.holds(st.key) {
+			ended = append(ended, st)
+		}
+	}
+	for id, b := range h.sessions {
+		if !h.holds(b.key) {
+			delete(h.sessions, id)
+		}
+	}
+	h.mu.Unlock()
+	for _, st := range ended {
+		st.end()
+	}
 }
 
 func unauthorized(w http.ResponseWriter, bearerErr, code, msg string) {
@@ -312,6 +398,217 @@ func isLoopbackName(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// stream is one response of a token holder, which becomes a stream when it is a
+// listening GET or its answer is SSE. An open stream belongs to its token: it
+// checks that the token is still held before each event it sends and every
+// revokeCheckInterval, and a revoke ends it (its request's context is cancelled, and
+// nothing more is written to it).
+type stream struct {
+	h      *HTTPHandler
+	key    tokenKey
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	ended  bool
+	opened bool
+	stop   chan struct{} // closed by close: ends the watcher
+	done   chan struct{} // closed when the watcher has returned
+}
+
+// open registers the stream and starts its watcher; only for a token holder.
+func (st *stream) open() {
+	if st.key == (tokenKey{}) {
+		return
+	}
+	st.mu.Lock()
+	if st.opened || st.ended {
+		st.mu.Unlock()
+		return
+	}
+	st.opened = true
+	st.stop, st.done = make(chan struct{}), make(chan struct{})
+	st.mu.Unlock()
+	st.h.mu.Lock()
+	st.h.streams[st] = struct{}{}
+	st.h.mu.Unlock()
+	go st.watch()
+}
+
+// watch ends the stream when its token is revoked, checking every
+// revokeCheckInterval until close.
+func (st *stream) watch() {
+	defer close(st.done)
+	tick := time.NewTicker(revokeCheckInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-st.stop:
+			return
+		case <-tick.C:
+			if !st.h.holds(st.key) {
+				st.end()
+				return
+			}
+		}
+	}
+}
+
+// live reports whether the stream may still send: it has not ended, and, once it
+// is a stream, its token is still held (ending it otherwise).
+func (st *stream) live() bool {
+	st.mu.Lock()
+	ended, opened := st.ended, st.opened
+	st.mu.Unlock()
+	if ended {
+		return false
+	}
+	if opened && !st.h.holds(st.key) {
+		st.end()
+		return false
+	}
+	return true
+}
+
+// end stops the stream for good: nothing more is written to it, and its request's
+// context is cancelled so that the handler returns.
+func (st *stream) end() {
+	st.mu.Lock()
+	st.ended = true
+	st.mu.Unlock()
+	st.cancel()
+}
+
+// close is called when the request is done: it stops the watcher, waits for it and
+// forgets the stream.
+func (st *stream) close() {
+	st.mu.Lock()
+	opened := st.opened
+	st.ended = true
+	st.mu.Unlock()
+	if !opened {
+		return
+	}
+	close(st.stop)
+	<-st.done
+	st.h.mu.Lock()
+	delete(st.h.streams, st)
+	st.h.mu.Unlock()
+}
+
+// errStreamEnded is what a write to a stream ended by a revoke returns.
+var errStreamEnded = errors.New("stream ended: its token was revoked")
+
+// streamWriter writes a response through its stream: an SSE answer opens the
+// stream, and once it is open each write (each event) first checks the token.
+type streamWriter struct {
+	http.ResponseWriter
+	st *stream
+}
+
+func (w *streamWriter) WriteHeader(status int) {
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		w.st.open()
+	}
+	if !w.st.live() {
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *streamWriter) Write(b []byte) (int, error) {
+	if !w.st.live() {
+		return 0, errStreamEnded
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *streamWriter) Flush() {
+	if !w.st.live() {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the wrapped writer.
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// refusalWriter turns the plain-text refusals of mcp-go's handler into norn's JSON
+// ones: a status of 400 or more sent without a JSON Content-Type is held, with its
+// text, and finish sends it as {"error", "message"} (see refusal). JSON answers,
+// JSON-RPC errors included, go through as they are.
+type refusalWriter struct {
+	http.ResponseWriter
+	hadSession bool // the request carried an Mcp-Session-Id
+	status     int  // the held status, 0 while none is held
+	text       bytes.Buffer
+}
+
+func (w *refusalWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *refusalWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.text.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *refusalWriter) Flush() {
+	if w.status != 0 {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the wrapped writer.
+func (w *refusalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish sends a held refusal as JSON.
+func (w *refusalWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	status, code, msg := refusal(w.status, strings.TrimSpace(w.text.String()), w.hadSession)
+	w.Header().Del("Content-Length")
+	writeError(w.ResponseWriter, status, code, msg)
+}
+
+// refusal names a refusal of mcp-go's handler (its status and text): the status
+// norn answers with, the error code and the message.
+func refusal(status int, text string, hadSession bool) (int, string, string) {
+	switch {
+	case status == http.StatusNotFound && !hadSession:
+		// mcp-go's answer to a request without a session id under the handshake
+		// protocols: the specification asks for 400.
+		return http.StatusBadRequest, "missing_session", "this request needs the Mcp-Session-Id header that initialize answered with" +
+			" (protocols up to 2025-11-25), or the stateless protocol 2026-07-28 (its Mcp-Protocol-Version header and params._meta, see docs/mcp.md)"
+	case status == http.StatusNotFound:
+		return status, "unknown_session", "this server did not create that session (or it ended): initialize a new one"
+	case status == http.StatusMethodNotAllowed:
+		return status, "method_not_allowed", text
+	case status == http.StatusBadRequest && strings.HasPrefix(text, "Invalid content type"):
+		return status, "bad_content_type", "the request body must be JSON, sent with Content-Type: application/json"
+	case status == http.StatusBadRequest && strings.HasPrefix(text, "Unsupported protocol version"):
+		return status, "unsupported_protocol_version", text
+	case status == http.StatusBadRequest:
+		return status, "bad_request", text
+	case status >= http.StatusInternalServerError:
+		return status, "internal", text
+	}
+	return status, "refused", text
 }
 
 // bindingWriter calls onHeader once, just before the response header goes out, and
@@ -425,29 +722,3 @@ func (w *lengthWriter) release(withLength bool) {
 
 // Unwrap returns the wrapped writer.
 func (w *lengthWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// ServeStdio serves mcp over in/out (newline-delimited JSON-RPC) for one client whose
-// principal is p, until in ends or ctx is done; both are a clean stop (nil). Nothing
-// but protocol is written to out; the transport's errors go to log (nil:
-// slog.Default()).
-func ServeStdio(ctx context.Context, mcp *mcpserver.MCPServer, p Principal, in io.Reader, out io.Writer, log *slog.Logger) error {
-	if log == nil {
-		log = slog.Default()
-	}
-	s := mcpserver.NewStdioServer(mcp)
-	mcpserver.WithErrorLogger(slogLogger(log))(s)
-	mcpserver.WithStdioContextFunc(func(ctx context.Context) context.Context { return WithPrincipal(ctx, p) })(s)
-	err := s.Listen(ctx, in, out)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("serve stdio: %w", err)
-	}
-	return nil
-}
-
-// slogLogger adapts log to the *log.Logger mcp-go's stdio server wants.
-func slogLogger(l *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(l.Handler(), slog.LevelError)
-}

@@ -498,7 +498,7 @@ func TestServeStdio(t *testing.T) {
 	p := server.Principal{Name: "owner", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, nil)
+		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, server.StdioOptions{})
 		outW.Close()
 	}()
 	c := client.NewClient(transport.NewIO(outR, inW, nil))
@@ -586,6 +586,107 @@ func TestHTTPHandler_JSONResponsesCarryLength(t *testing.T) {
 		}
 		if large != 2 || streamed != 1 {
 			t.Errorf("legacy %v: %d large JSON answers, %d streamed: %+v", legacy, large, streamed, seen)
+		}
+	}
+}
+
+// TestHTTPHandler_RefusalsAreJSON: every refusal of the transport, its own or
+// mcp-go's, has a JSON body {"error", "message"} (with Allow on a 405); a request
+// without its session under the handshake protocols is 400, as the specification
+// asks.
+func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
+	tok, secret := withTokens(t, "alice")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	auth := "Bearer " + secret["alice"]
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	for _, c := range []struct {
+		name, method string
+		hdr          map[string]string
+		body         string
+		status       int
+		code         string
+	}{
+		{"no session under the handshake protocol", http.MethodPost, map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, list, http.StatusBadRequest, "missing_session"},
+		{"no session, no version", http.MethodPost, nil, list, http.StatusBadRequest, "missing_session"},
+		{"PUT", http.MethodPut, nil, list, http.StatusMethodNotAllowed, "method_not_allowed"},
+		{"PATCH", http.MethodPatch, nil, list, http.StatusMethodNotAllowed, "method_not_allowed"},
+		{"OPTIONS", http.MethodOptions, nil, "", http.StatusMethodNotAllowed, "method_not_allowed"},
+		{"wrong Content-Type", http.MethodPost, map[string]string{"Content-Type": "text/plain"}, initializeBody, http.StatusBadRequest, "bad_content_type"},
+		{"unknown session id", http.MethodPost, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "x"}, list, http.StatusNotFound, "unknown_session"},
+		{"GET under the stateless protocol", http.MethodGet, map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, "", http.StatusMethodNotAllowed, "method_not_allowed"},
+		{"DELETE under the stateless protocol", http.MethodDelete, map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, "", http.StatusMethodNotAllowed, "method_not_allowed"},
+	} {
+		hdr := map[string]string{"Authorization": auth}
+		for k, v := range c.hdr {
+			hdr[k] = v
+		}
+		resp, body := rawDo(t, c.method, url, hdr, strings.NewReader(c.body))
+		if resp.StatusCode != c.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %q %s, want %d JSON", c.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, c.status)
+			continue
+		}
+		if got := errorCode(t, body); got != c.code {
+			t.Errorf("%s: error %q, want %q (%s)", c.name, got, c.code, body)
+		}
+		if c.status == http.StatusMethodNotAllowed && !strings.Contains(resp.Header.Get("Allow"), "POST") {
+			t.Errorf("%s: Allow %q", c.name, resp.Header.Get("Allow"))
+		}
+	}
+	// An unknown protocol version in a session is refused as JSON too.
+	resp, _ := rawPost(t, url, map[string]string{"Authorization": auth}, initializeBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	legacy := map[string]string{"Authorization": auth, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	resp, body := rawPost(t, url, map[string]string{"Authorization": auth, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "1999-01-01"}, list)
+	if resp.StatusCode != http.StatusBadRequest || errorCode(t, body) != "unsupported_protocol_version" {
+		t.Fatalf("unknown protocol version: %d %s", resp.StatusCode, body)
+	}
+
+	// What the protocol refuses is a JSON-RPC error, as docs/mcp.md says.
+	stateless := func(drop ...string) map[string]string {
+		h := map[string]string{"Authorization": auth, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami"}
+		for _, d := range drop {
+			delete(h, d)
+		}
+		return h
+	}
+	call := func(name, meta string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":{}` + meta + `}}`
+	}
+	const meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	withHeader := func(h map[string]string, k, v string) map[string]string { h[k] = v; return h }
+	for _, c := range []struct {
+		name   string
+		hdr    map[string]string
+		body   string
+		status int
+		code   int // the JSON-RPC error code; 0: a result
+	}{
+		{"stateless call", stateless(), call("whoami", meta), http.StatusOK, 0},
+		{"not JSON, stateless", stateless(), `{oops`, http.StatusBadRequest, -32700},
+		{"not JSON, in a session", legacy, `{oops`, http.StatusBadRequest, -32700},
+		{"no Mcp-Method", stateless("Mcp-Method"), call("whoami", meta), http.StatusBadRequest, -32020},
+		{"no Mcp-Name", stateless("Mcp-Name"), call("whoami", meta), http.StatusBadRequest, -32020},
+		{"Mcp-Name not the tool called", stateless(), call("other", meta), http.StatusBadRequest, -32020},
+		{"header version not _meta's", withHeader(stateless(), "Mcp-Protocol-Version", "2025-11-25"), call("whoami", meta), http.StatusBadRequest, -32020},
+		{"no _meta", stateless(), call("whoami", ""), http.StatusBadRequest, -32602},
+		{"_meta without the client's", stateless(), call("whoami", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), http.StatusBadRequest, -32602},
+		{"unknown method, stateless", withHeader(stateless("Mcp-Name"), "Mcp-Method", "foo/bar"), `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{` + meta[1:] + `}}`, http.StatusNotFound, -32601},
+		{"unknown method, in a session", legacy, `{"jsonrpc":"2.0","id":7,"method":"foo/bar"}`, http.StatusOK, -32601},
+	} {
+		resp, body := rawPost(t, url, c.hdr, c.body)
+		var m struct {
+			Result json.RawMessage
+			Error  *struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != c.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s, want %d", c.name, resp.StatusCode, body, c.status)
+			continue
+		}
+		switch {
+		case m.Error != nil && m.Error.Code != c.code:
+			t.Errorf("%s: JSON-RPC error %d, want %d (%s)", c.name, m.Error.Code, c.code, body)
+		case m.Error == nil && (c.code != 0 || m.Result == nil):
+			t.Errorf("%s: %s, want error %d", c.name, body, c.code)
 		}
 	}
 }

@@ -88,7 +88,7 @@ type globals struct {
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.vault, "vault", g.vault, "the vault folder (default $NORN_VAULT, else the current folder)")
+	fs.Var(checkedString{&g.vault, nonEmpty}, "vault", "the vault folder (default $NORN_VAULT, else the current folder)")
 	fs.BoolVar(&g.json, "json", g.json, "print JSON for scripts")
 	fs.BoolVar(&g.verbose, "v", g.verbose, "log more")
 }
@@ -223,6 +223,39 @@ func classify(err error) (errorJSON, int) {
 		out.Code = "canceled"
 	}
 	return out, code
+}
+
+// checkedString is a string flag whose value, when given, must pass check. It is for
+// flags whose empty value would mean their default: an explicitly given empty (or
+// otherwise bad) value, as `--agent "$AGENT"` with AGENT unset gives, is a usage
+// error instead of silently acting as the default (the vault owner, the current
+// folder).
+type checkedString struct {
+	value *string
+	check func(string) error
+}
+
+func (f checkedString) String() string {
+	if f.value == nil {
+		return ""
+	}
+	return *f.value
+}
+
+func (f checkedString) Set(s string) error {
+	if err := f.check(s); err != nil {
+		return err
+	}
+	*f.value = s
+	return nil
+}
+
+// nonEmpty refuses an empty flag value.
+func nonEmpty(s string) error {
+	if s == "" {
+		return errors.New("empty value (leave the flag out for its default)")
+	}
+	return nil
 }
 
 // parseFlags parses a command's flags, which may come before, between or after its

@@ -16,15 +16,16 @@ import (
 	"github.com/norn-vault/norn/server"
 )
 
-// shutdownGrace bounds how long `norn serve --http` waits for in-flight requests when
-// told to stop.
+// shutdownGrace bounds how long `norn serve` waits for in-flight requests when told
+// to stop (and, with --stdio, when stdin ends).
 const shutdownGrace = 10 * time.Second
 
 func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("serve", g)
 	stdio := fs.Bool("stdio", false, "serve one agent over stdin/stdout")
-	addr := fs.String("http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:7777")
-	agent := fs.String("agent", "", "with --stdio: act as this agent (scopes read,write) instead of the vault owner")
+	var addr, agent string
+	fs.Var(checkedString{&addr, nonEmpty}, "http", "serve streamable HTTP on this address, e.g. 127.0.0.1:7777")
+	fs.Var(checkedString{&agent, server.ValidPrincipalName}, "agent", "with --stdio: act as this agent (scopes read,write) instead of the vault owner; a token name's rules")
 	maintenance := fs.Bool("maintenance", false, "with --stdio: add the maintenance scope (may change protected blocks)")
 	anon := fs.Bool("allow-unauthenticated-loopback", false, "with --http on a loopback address: serve requests without a token as the local agent (read,write)")
 	validate := fs.Bool("validate-output", false, "check every tool result against the tool's output schema before sending it (tests and interop runs; costs 0.1–0.4 ms a call)")
@@ -32,22 +33,17 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	switch {
-	case *stdio == (*addr != ""):
+	case *stdio == (addr != ""):
 		return usagef("pass exactly one of --stdio or --http ADDR")
 	case *stdio && *anon:
 		return usagef("--allow-unauthenticated-loopback goes with --http")
-	case !*stdio && (*agent != "" || *maintenance):
+	case !*stdio && (agent != "" || *maintenance):
 		return usagef("--agent and --maintenance go with --stdio (over HTTP, the token says who is calling)")
 	}
-	if *agent != "" {
-		if err := server.ValidPrincipalName(*agent); err != nil {
-			return usagef("--agent: %v", err)
-		}
-	}
 	log := logger(e, g)
-	if *addr != "" {
-		if _, _, err := net.SplitHostPort(*addr); err != nil {
-			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", *addr)
+	if addr != "" {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", addr)
 		}
 	}
 
@@ -76,8 +72,8 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	mcp := server.NewMCPServer(v, server.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
 
 	if *stdio {
-		p := server.Principal{Name: *agent, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
-		if *agent == "" {
+		p := server.Principal{Name: agent, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
+		if agent == "" {
 			o := v.Owner()
 			p = server.Principal{Name: o.Name, Email: o.Email, Owner: true,
 				Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate, server.ScopeAdmin}}
@@ -86,19 +82,19 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 			p.Scopes = append(p.Scopes, server.ScopeMaintenance)
 		}
 		log.Info("serving MCP on stdio", "vault", v.Dir(), "principal", p.Name, "owner", p.Owner)
-		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, log)
+		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, server.StdioOptions{Logger: log, Grace: shutdownGrace})
 	}
 
 	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), log)
-	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: *addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon, Logger: log})
+	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon, Logger: log})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	url := serveURL(*addr, ln.Addr()) + server.MCPPath
+	url := serveURL(addr, ln.Addr()) + server.MCPPath
 	fmt.Fprintf(e.stderr, "norn: serving MCP (streamable HTTP) for %s at %s\n", v.Dir(), url)
 	if *anon {
 		fmt.Fprintf(e.stderr, "norn: requests without a token act as %q (read, write): anything on this machine can write to the vault\n", server.LocalAgentName)

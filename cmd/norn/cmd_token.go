@@ -80,7 +80,7 @@ func runToken(ctx context.Context, e *env, g *globals, args []string) error {
 		if g.json {
 			return printJSON(e, map[string]any{"name": pos[0], "revoked": true})
 		}
-		fmt.Fprintf(e.stdout, "revoked token %q (a running norn serve refuses it from its next request)\n", pos[0])
+		fmt.Fprintf(e.stdout, "revoked token %q (a running norn serve refuses it from its next request and closes its sessions)\n", pos[0])
 		return nil
 	}
 	list, err := tokens.List()

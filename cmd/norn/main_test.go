@@ -277,3 +277,31 @@ func TestCLI_MessageIsOneShortLine(t *testing.T) {
 		t.Fatalf("subject %q", got)
 	}
 }
+
+// TestCLI_EmptyFlagValues: a flag whose empty value would mean its default refuses an
+// explicitly empty value (exit 2, nothing written), so that `--author "$AUTHOR"` with
+// AUTHOR unset is a mistake the user sees, not a commit by the vault owner.
+func TestCLI_EmptyFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init")
+	head := git(t, dir, "rev-parse", "HEAD")
+	for _, args := range [][]string{
+		{"write", "a.md", "--author", ""},
+		{"write", "a.md", "--author=", "--email", "x@example.com"},
+		{"write", "a.md", "--author", "Bot", "--email", ""},
+		{"--vault", "", "write", "a.md"},
+		{"write", "a.md", "--vault="},
+	} {
+		out, errs, code := cli(t, dir, "# A\n", args...)
+		if code != exitUsage || !strings.Contains(errs, "empty value") {
+			t.Errorf("%q: exit %d, want 2\n%s%s", args, code, out, errs)
+		}
+	}
+	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatal("a refused command committed")
+	}
+	mustCLI(t, dir, "# A\n", "write", "a.md", "--author", "Bot")
+	if got := git(t, dir, "log", "-1", "--format=%an"); got != "Bot\n" {
+		t.Fatalf("author: %q", got)
+	}
+}

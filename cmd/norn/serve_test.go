@@ -120,6 +120,12 @@ func TestServe_RefusesBadStarts(t *testing.T) {
 		{"serve", "--http", "127.0.0.1:0", "--maintenance"},
 		{"serve", "--stdio", "--allow-unauthenticated-loopback"},
 		{"serve", "--stdio", "--agent", "a<b>"},
+		// An explicitly empty --agent (`--agent "$AGENT"`, AGENT unset) is never the owner.
+		{"serve", "--stdio", "--agent", ""},
+		{"serve", "--stdio", "--agent=", "--maintenance"},
+		{"serve", "--stdio", "--agent", " bot"},
+		{"serve", "--stdio", "--http", ""},
+		{"serve", "--http", ""},
 		{"serve", "--http", "7777"},
 		{"serve", "--stdio", "extra"},
 	} {
@@ -275,6 +281,54 @@ func TestServe_Binary(t *testing.T) {
 		}
 		if !ids[1] || !ids[2] {
 			t.Fatalf("answers missing: %v\n%s", ids, out)
+		}
+	})
+
+	// A client that writes its calls and closes stdin at once (python's
+	// subprocess.communicate) gets every call answered and done, then a clean exit.
+	t.Run("stdio answers every call read before stdin closed", func(t *testing.T) {
+		dir := newVault(t) // its own: the notes written here would be orphans below
+		const runs = 5
+		for i := range runs {
+			cmd := exec.Command(bin, "serve", "--stdio", "--agent", "eofbot")
+			cmd.Env = append(os.Environ(), "NORN_VAULT="+dir)
+			cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"path":"eof/n%d.md","content":"# EOF %d\n\nWritten as stdin closed.\n"}}}`, i, i) + "\n")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("run %d: norn serve --stdio: %v\n%s", i, err, stderr.String())
+			}
+			answered := false
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				var m struct {
+					ID     int             `json:"id"`
+					Result json.RawMessage `json:"result"`
+					Error  json.RawMessage `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatalf("run %d: stdout holds a line that is not JSON: %q", i, line)
+				}
+				if m.ID == 2 {
+					var r struct{ IsError bool }
+					json.Unmarshal(m.Result, &r)
+					if m.Result == nil || r.IsError {
+						t.Fatalf("run %d: write_note answered %s%s", i, m.Result, m.Error)
+					}
+					answered = true
+				}
+			}
+			if !answered {
+				t.Fatalf("run %d: write_note got no answer:\n%s", i, out)
+			}
+		}
+		if n := strings.TrimSpace(git(t, dir, "rev-list", "--count", "--author=eofbot", "HEAD")); n != fmt.Sprint(runs) {
+			t.Fatalf("%s commits by eofbot, want %d", n, runs)
+		}
+		if st := git(t, dir, "status", "--porcelain"); st != "" {
+			t.Fatalf("status: %s", st)
 		}
 	})
 

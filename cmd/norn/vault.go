@@ -45,8 +45,8 @@ type writer struct {
 }
 
 func (w *writer) register(fs *flag.FlagSet) {
-	fs.StringVar(&w.author, "author", "", "commit author (default: the vault owner from git config)")
-	fs.StringVar(&w.email, "email", "", "commit author email (default: the owner's, or NAME@norn.invalid)")
+	fs.Var(checkedString{&w.author, nonEmpty}, "author", "commit author (default: the vault owner from git config)")
+	fs.Var(checkedString{&w.email, nonEmpty}, "email", "commit author email (default: the owner's, or NAME@norn.invalid)")
 	fs.StringVar(&w.message, "message", "", "commit message subject")
 	fs.BoolVar(&w.maintenance, "maintenance", false, "write with the maintenance role (may change protected blocks)")
 }
