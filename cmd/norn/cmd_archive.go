@@ -34,7 +34,7 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	if g.json {
 		return printMutation(e, res.Result, err, map[string]any{"dangling": res.Dangling})

@@ -51,7 +51,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 		res, err = v.UnlinkNotes(ctx, r)
 	}
 	if res == nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	if g.json {
 		return printMutation(e, res.Result, err, map[string]any{"target": res.Target})

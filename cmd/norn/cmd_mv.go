@@ -31,7 +31,7 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	res, err := v.MoveNote(ctx, server.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(*expected),
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	rewritten := res.Rewritten
 	if rewritten == nil {

@@ -48,6 +48,23 @@ func TestCLI_DryRunRejectedIsOneDocument(t *testing.T) {
 			t.Errorf("%s: violations %v", tc.name, m["violations"])
 		}
 	}
+	// A dry run refused before it had a result (a conflict, an unknown note) is the
+	// same one document, with the failure's fields.
+	for _, tc := range []struct {
+		name, stdin, code string
+		args              []string
+		exit              int
+	}{
+		{"write conflict", "x\n", "conflict", []string{"--json", "write", "tech/bloom.md", "--dry-run", "--expected-revision", "deadbeef"}, exitConflict},
+		{"archive unknown", "", "not_found", []string{"--json", "archive", "nope.md", "--reason", "archived", "--dry-run"}, exitError},
+		{"mv unknown", "", "not_found", []string{"--json", "mv", "nope.md", "other.md", "--dry-run"}, exitError},
+	} {
+		out, _, code := cli(t, dir, tc.stdin, tc.args...)
+		m := oneJSON(t, out)
+		if code != tc.exit || m["dry_run"] != true || m["verdict"] != "rejected" || m["code"] != tc.code || m["error"] == nil {
+			t.Errorf("%s: exit %d, %v", tc.name, code, m)
+		}
+	}
 	// A dry run that passes is unchanged: no error fields.
 	m := oneJSON(t, mustCLI(t, dir, "# Y\n", "--json", "write", "y.md", "--dry-run"))
 	if m["verdict"] != "pass" || m["error"] != nil || m["code"] != nil {

@@ -12,9 +12,20 @@ import (
 func applyAndPrint(ctx context.Context, e *env, g *globals, v *repo.Vault, tx repo.Tx) error {
 	res, err := v.Apply(ctx, tx)
 	if res == nil {
-		return err
+		return refusedDryRun(e, g, tx.DryRun, err)
 	}
 	return printResult(e, g, res, err)
+}
+
+// refusedDryRun answers a command whose run failed before it had a result (a
+// conflict, an unknown note). For a dry run with --json that is a dry run's
+// document, verdict "rejected" and the failure's fields, as for a gate rejection;
+// otherwise just err.
+func refusedDryRun(e *env, g *globals, dry bool, err error) error {
+	if !dry || err == nil || !g.json {
+		return err
+	}
+	return printResult(e, g, &repo.Result{DryRun: true, Changes: []repo.FileChange{}}, err)
 }
 
 // printResult prints what a mutation did (or would do, for a dry run).
@@ -51,6 +62,10 @@ func printResult(e *env, g *globals, res *repo.Result, verdict error) error {
 		if res.DryRun && verdict == nil {
 			fmt.Fprintln(e.stdout, "gates: pass")
 		}
+		return verdict
+	}
+	if res.DryRun && verdict != nil {
+		fmt.Fprintln(e.stdout, "dry run, nothing written; it would be refused:")
 		return verdict
 	}
 	verb := "committed"
