@@ -459,7 +459,7 @@ func e2eCases() []e2eCase {
 			}
 		}, bad: []e2eBad{
 			{args: map[string]any{"from": alpha, "to": "e2e/delta.md", "expected_revision": staleRev(alpha)}, code: server.CodeConflict, current: alpha},
-			{args: map[string]any{"from": "e2e/gamma.md", "to": "tech/bloom.md"}, code: server.CodeConflict, current: "tech/bloom.md"},
+			{args: map[string]any{"from": "e2e/gamma.md", "to": "tech/bloom.md"}, code: server.CodeInvalidInput}, // a move never overwrites: no retry helps
 			{args: map[string]any{"from": "e2e/beta.md", "to": "e2e/delta.md"}, code: server.CodeNotFound},
 			{args: map[string]any{"from": alpha, "to": ""}, code: server.CodeInvalidInput},
 		}},

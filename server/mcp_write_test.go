@@ -196,7 +196,7 @@ func TestMCP_MoveAndLink(t *testing.T) {
 	}
 	assertCommitted(t, v, "claude", "claude@norn.invalid", repo.OpMove)
 	wantError(t, c, ctx, "move_note", map[string]any{"from": "tech/cms.md", "to": "tech/x.md"}, server.CodeNotFound, server.ClassFixInput)
-	wantError(t, c, ctx, "move_note", map[string]any{"from": "tech/count-min.md", "to": "tech/bloom.md"}, server.CodeConflict, server.ClassRetryable)
+	wantError(t, c, ctx, "move_note", map[string]any{"from": "tech/count-min.md", "to": "tech/bloom.md"}, server.CodeInvalidInput, server.ClassFixInput) // no retry can make a move overwrite
 
 	why := "Both hash items into a small array and trade exactness for memory."
 	var l server.EdgeWriteResult

@@ -173,7 +173,8 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 		// Not a conflict: retrying cannot help, and the revision is not the caller's.
 		return nil, fmt.Errorf("%w: %s is taken by a note you cannot see, and a move never overwrites: choose another path", repo.ErrInvalid, r.To)
 	} else if rev != "" {
-		return nil, &repo.ConflictError{Path: r.To, Current: rev, Reason: "the destination exists; a move never overwrites"}
+		// Not a conflict either: no revision makes a move overwrite.
+		return nil, fmt.Errorf("%w: %s exists (revision %s), and a move never overwrites: choose another path, or archive that note first", repo.ErrInvalid, r.To, rev)
 	}
 	if r.ExpectedRevision != "" && r.ExpectedRevision != fromRev {
 		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}

@@ -273,7 +273,7 @@ func TestVault_MoveNote_Refuses(t *testing.T) {
 		says     string
 	}{
 		{"captures a link resolved by title", MoveRequest{From: "a/Old.md", To: "a/Fresh.md"}, repo.ErrInvalid, "q/src.md:2 [[Fresh]] resolved to p/Target.md, would resolve to a/Fresh.md"},
-		{"destination exists", MoveRequest{From: "a/Old.md", To: "z/taken.md"}, repo.ErrConflict, "never overwrites"},
+		{"destination exists", MoveRequest{From: "a/Old.md", To: "z/taken.md"}, repo.ErrInvalid, "never overwrites"},
 		{"missing note", MoveRequest{From: "a/Nope.md", To: "a/New.md"}, repo.ErrNotFound, "does not exist"},
 		{"not a note", MoveRequest{From: "pic.png", To: "img/pic.png"}, repo.ErrInvalid, "not a note"},
 		{"onto itself", MoveRequest{From: "a/Old.md", To: "a/Old.md"}, repo.ErrInvalid, "onto itself"},
