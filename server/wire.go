@@ -84,29 +84,29 @@ func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, er
 // (hooks.Gates.CheckPaths); wire it as repo.Options.PathGate beside Gate.
 func (s *Settings) PathGate(ctx context.Context, p *repo.Proposal) error {
 	_, gates, _ := s.Current(ctx)
+	return gates.CheckPaths(ctx, hooksProposal(p))
+}
+
+// hooksProposal is p as the gates take it.
+func hooksProposal(p *repo.Proposal) hooks.Proposal {
 	hp := hooks.Proposal{
 		Writer:    hooks.Writer{Name: p.Author.Name, Roles: p.Roles},
 		Op:        string(p.Op),
 		IsSymlink: p.IsSymlink,
 	}
 	for _, c := range p.Changes {
-		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From})
+		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From, Old: c.Old, New: c.New})
 	}
-	return gates.CheckPaths(ctx, hp)
+	return hp
 }
 
 // Gate is a repo.GateFunc running the vault's write gates. A change to
 // .norn/config.yaml must itself parse.
 func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 	_, gates, _ := s.Current(ctx)
-	hp := hooks.Proposal{
-		Writer:    hooks.Writer{Name: p.Author.Name, Roles: p.Roles},
-		Op:        string(p.Op),
-		IsSymlink: p.IsSymlink,
-	}
+	hp := hooksProposal(p)
 	var extra []hooks.Violation
 	for _, c := range p.Changes {
-		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From, Old: c.Old, New: c.New})
 		if c.Path == ConfigPath && c.New != nil {
 			if _, err := config.Parse(c.New); err != nil {
 				v := hooks.Violation{Rule: "config-invalid", Path: c.Path, Message: err.Error()}
