@@ -317,3 +317,41 @@ func TestVault_ExternalTrackedButIgnored(t *testing.T) {
 		t.Fatalf("git status after: %q", st)
 	}
 }
+
+// TestVault_OpenKeepsStagedChanges: opening the vault (what every command does)
+// leaves what a person staged with git add and git mv as it is,
+// and norn commit commits it; only a crash's leftover index is mended (the crash
+// tests).
+func TestVault_OpenKeepsStagedChanges(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "one\n", ""), put("old.md", "old\n", ""), put("kept.md", "kept\n", ""))
+	write(t, v, put("a.md", "two\n", v.Revision("a.md")))
+	dir := v.Dir()
+	v.Close()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("staged edit\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte("precious\n"), 0o644)
+	gitCmd(t, dir, "add", "a.md", "new.md")
+	gitCmd(t, dir, "mv", "old.md", "moved.md")
+	want := "M  a.md\nR  old.md -> moved.md\nA  new.md\n"
+	if st := gitCmd(t, dir, "status", "--porcelain"); st != want {
+		t.Fatalf("git status before (the oracle): %q", st)
+	}
+	v2, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if st := gitCmd(t, dir, "status", "--porcelain"); st != want {
+		t.Fatalf("opening the vault changed what was staged: %q", st)
+	}
+	if _, err := v2.CommitExternal(ctx, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitCmd(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("after norn commit: %q", st)
+	}
+	if got := gitCmd(t, dir, "show", "HEAD:a.md") + gitCmd(t, dir, "show", "HEAD:new.md") + gitCmd(t, dir, "show", "HEAD:moved.md"); got != "staged edit\nprecious\nold\n" {
+		t.Fatalf("committed: %q", got)
+	}
+}

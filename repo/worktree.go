@@ -215,10 +215,18 @@ func (v *Vault) pruneEmptyDirs(dir string) {
 	}
 }
 
+// recoverDepth is how many commits before HEAD recover looks through for what
+// git's index held before Norn's last batch (a batch is at most MaxBatch commits;
+// the index is written after each).
+const recoverDepth = 1024
+
 // recover brings the working tree and git's index back in step with HEAD after a
-// crash between moving the branch and updating the working tree. A working-tree file
-// that matches neither the index nor HEAD was edited by a person and is left alone.
-// Stray temporary files are removed.
+// crash between moving the branch and updating the working tree and git's index.
+// Index entries that differ from HEAD are such leftovers only when together they
+// are the tree of a commit just before HEAD (stagedByPerson); otherwise a person
+// staged them (git add, git mv) and they are left as they are, for `norn commit`.
+// A working-tree file that matches neither the index nor HEAD was edited by a
+// person and is left alone too. Stray temporary files are removed.
 func (v *Vault) recover(ctx context.Context) error {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
@@ -236,6 +244,29 @@ func (v *Vault) recover(ctx context.Context) error {
 	removeOldShared(v.gitDir, keep)
 	head := map[string]*node{}
 	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
+	// The index entries that differ from HEAD (zero: the index has none) are a
+	// crash's leftovers when together they are the tree of a commit just before
+	// HEAD: the index as it was before the batch whose update the crash stopped.
+	// Otherwise a person staged them (git add, git mv, git rm --cached) and they
+	// are left as they are, for norn commit.
+	differ := map[string]hash{}
+	for _, e := range v.idx.entries {
+		if n, ok := head[e.name]; !ok || n.id != e.id { // (a mode alone that differs is Norn's to mend)
+			differ[e.name] = e.id
+		}
+	}
+	for p := range head {
+		if _, ok := v.idx.find(p); !ok {
+			differ[p] = zeroHash
+		}
+	}
+	staged, err := v.stagedByPerson(ctx, differ)
+	if err != nil {
+		return fmt.Errorf("recover working tree: %w", err)
+	}
+	if staged {
+		v.log.Info("git's index holds changes a person staged; leaving them for norn commit", "paths", len(differ))
+	}
 	changed := false
 	for _, e := range append([]idxEntry(nil), v.idx.entries...) {
 		if err := ctx.Err(); err != nil {
@@ -243,6 +274,9 @@ func (v *Vault) recover(ctx context.Context) error {
 		}
 		n, ok := head[e.name]
 		if ok && n.id == e.id && n.mode == e.mode {
+			continue
+		}
+		if _, d := differ[e.name]; d && staged {
 			continue
 		}
 		changed = true
@@ -271,6 +305,9 @@ func (v *Vault) recover(ctx context.Context) error {
 	}
 	for p, n := range head {
 		if _, ok := v.idx.find(p); ok {
+			continue
+		}
+		if staged {
 			continue
 		}
 		changed = true
@@ -493,4 +530,60 @@ func (v *Vault) restoreSource(ctx context.Context, c Change) ([]byte, error) {
 		return nil, fmt.Errorf("restore %s: %w", c.Path, err)
 	}
 	return b.Content, nil
+}
+
+// stagedByPerson reports whether index entries that differ from HEAD (path →
+// blob, zero for none) were staged by a person rather than left by a crash: a
+// crash leaves the tree of one of the recoverDepth commits before HEAD, on every
+// path at once.
+func (v *Vault) stagedByPerson(ctx context.Context, differ map[string]hash) (bool, error) {
+	if len(differ) == 0 {
+		return false, nil
+	}
+	trees, err := v.treesBefore(v.snap.Load().commit, recoverDepth)
+	if err != nil {
+		return false, err
+	}
+	looks := map[string]*pathLookup{}
+	for p := range differ {
+		looks[p] = v.pathLookup(p)
+	}
+next:
+	for _, t := range trees {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		for p, want := range differ {
+			got, err := looks[p].at(t)
+			if err != nil {
+				return false, err
+			}
+			if got != want {
+				continue next
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// treesBefore returns the root trees of up to n commits before tip, following
+// first parents; none when tip is the root or zero.
+func (v *Vault) treesBefore(tip hash, n int) ([]hash, error) {
+	out := []hash{}
+	id := tip
+	for len(out) < n && !id.isZero() {
+		c, err := v.readCommit(id)
+		if err != nil {
+			return nil, err
+		}
+		if id != tip {
+			out = append(out, c.tree)
+		}
+		if len(c.parents) == 0 {
+			break
+		}
+		id = c.parents[0]
+	}
+	return out, nil
 }
