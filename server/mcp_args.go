@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -58,7 +59,7 @@ func (s *argScanner) value(arg string) error {
 			if err := json.Unmarshal(s.b[start:s.i], &key); err != nil {
 				return fmt.Errorf("an argument name: %w", err)
 			}
-			fold := strings.ToLower(key)
+			fold := foldKey(key)
 			if seen[fold] {
 				if arg == "" {
 					return fmt.Errorf("argument %q is given twice", key)
@@ -143,6 +144,20 @@ func (s *argScanner) str(arg string) error {
 		}
 	}
 	return nil
+}
+
+// foldKey maps key to one form for every spelling encoding/json takes as the same
+// field name: Unicode simple case folding, so "Path", "PATH" and "ſ" for "s" (U+017F)
+// or "K" (U+212A, the Kelvin sign) for "k" all fold alike.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		// The smallest rune of r's folding orbit stands for the orbit.
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
 }
 
 // hex4 reads four hex digits (valid JSON guarantees them).

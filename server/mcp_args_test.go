@@ -69,6 +69,8 @@ func TestMCP_ArgumentsDecodedStrictly(t *testing.T) {
 		{"invalid bytes in a list", "graph_neighborhood", `{"path":"tech/bloom.md","types":["link","\udfff"]}`, `"types"`},
 		{"repeated key", "write_note", `{"path":"x.md","content":"# x\n","path":"y.md"}`, `"path"`},
 		{"repeated key in another case", "write_note", `{"path":"x.md","content":"# x\n","Path":"y.md"}`, `"Path"`},
+		{"repeated key with a long s", "write_note", `{"path":"x.md","content":"# x\n","message":"a","me\u017fsage":"b"}`, `"meſsage"`},
+		{"repeated key with the Kelvin sign", "write_note", `{"path":"x.md","content":"# x\n","\u212aind":"x","kind":"y"}`, `"kind"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := rawToolCall(t, url, secret["rw"], tc.tool, tc.args)
