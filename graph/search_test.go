@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/norn-vault/norn/graph"
 )
@@ -245,7 +246,7 @@ func TestSearch_OneWordPhraseIsExact(t *testing.T) {
 // TestSearch_SnippetsHaveNoControlCharacters: lone carriage returns (old Mac
 // line ends) and escape sequences in a note reach no snippet, by index or scan.
 func TestSearch_SnippetsHaveNoControlCharacters(t *testing.T) {
-	notes := map[string]string{"cr.md": "one\rtwo\rthree jackal\r\x1b[2Jgone\x7f\n"}
+	notes := map[string]string{"cr.md": "one\rtwo\rthree jackal\r\x1b[2Jgone\x7f \u009b31m\u0085\n"}
 	ix, _ := openIndex(t, graph.Options{})
 	docs := mkDocs(t, notes)
 	if err := ix.Rebuild(context.Background(), "c1", seq(docs), nil); err != nil {
@@ -260,7 +261,7 @@ func TestSearch_SnippetsHaveNoControlCharacters(t *testing.T) {
 			t.Fatalf("hits: %+v", res.Hits)
 		}
 		s := res.Hits[0].Snippet
-		if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) || !strings.Contains(s, "«jackal»") {
+		if strings.ContainsFunc(s, unicode.IsControl) || !strings.Contains(s, "«jackal»") {
 			t.Errorf("%s snippet %q", res.Engine, s)
 		}
 	}

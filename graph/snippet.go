@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -304,10 +305,10 @@ func markLine(line []byte, base int, ms []match) string {
 }
 
 // printable maps the control characters a snippet may hold (a lone carriage
-// return, an escape sequence) to a space, so that printing it to a terminal shows
-// the text and nothing else.
+// return, an escape sequence, a C1 control such as the 8-bit CSI U+009B) to a
+// space, so that printing it to a terminal shows the text and nothing else.
 func printable(r rune) rune {
-	if (r < ' ' && r != '\t') || r == 0x7f {
+	if r != '\t' && unicode.IsControl(r) {
 		return ' '
 	}
 	return r

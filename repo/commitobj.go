@@ -32,8 +32,8 @@ func validIdentity(a Author) error {
 		return invalidf("author name is empty")
 	}
 	for _, s := range []string{a.Name, a.Email} {
-		if strings.ContainsAny(s, "<>\n\r\x00") {
-			return invalidf("author %q: name and email may not contain <, >, NUL or line breaks", s)
+		if strings.ContainsAny(s, "<>") || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+			return invalidf("author %q: name and email are UTF-8 text without <, > or control characters (line breaks, escape sequences)", s)
 		}
 	}
 	return nil

@@ -118,8 +118,16 @@ func run(ctx context.Context, args []string, e *env) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, e, g, args[1:])
-		return report(e, g, c, err)
+		// Human output shows note text, titles and commit subjects: it goes through
+		// a textWriter. read prints a note's bytes and serve speaks a protocol, so
+		// theirs (and any --json output) is left as it is.
+		raw := c.name == "read" || c.name == "serve"
+		out := &textWriter{w: e.stdout, raw: func() bool { return raw || g.json }}
+		ce := *e
+		ce.stdout = out
+		err := c.run(ctx, &ce, g, args[1:])
+		out.flush()
+		return report(&ce, g, c, err)
 	}
 	fmt.Fprintf(e.stderr, "norn: unknown command %q\n", args[0])
 	printUsage(e.stderr)

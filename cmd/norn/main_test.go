@@ -305,3 +305,23 @@ func TestCLI_EmptyFlagValues(t *testing.T) {
 		t.Fatalf("author: %q", got)
 	}
 }
+
+// TestCLI_AuthorIsPlainText: an author name or email holding control characters
+// (an escape sequence that would reach every terminal showing norn log) is refused
+// and nothing is committed.
+func TestCLI_AuthorIsPlainText(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init")
+	head := git(t, dir, "rev-parse", "HEAD")
+	for _, args := range [][]string{
+		{"write", "a.md", "--author", "evil\x1b]0;pwned\x07\x1b[2J"},
+		{"write", "a.md", "--author", "Bot", "--email", "b\u009b31m@x"},
+	} {
+		if _, errs, code := cli(t, dir, "# A\n", args...); code != exitError || !strings.Contains(errs, "control characters") {
+			t.Errorf("%q: exit %d\n%s", args, code, errs)
+		}
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a refused write committed")
+	}
+}
