@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,8 @@ type EdgeRequest struct {
 	Author           repo.Author
 	Roles            []string
 	DryRun           bool
+	// Message is the commit subject; empty: "link FROM -> TO (TYPE)" (or unlink).
+	Message string
 	// Hidden hides notes the requester may not see (nil: none): a hidden From is
 	// not found, as a missing one; To resolves as if hidden notes were not there
 	// (but a name ambiguous in the whole vault stays ambiguous: the edge is
@@ -106,7 +109,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		return nil, fmt.Errorf("%w: cannot edit the frontmatter of %s: %w", repo.ErrInvalid, r.From, err)
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: repo.Subject(fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ)),
+		Message: cmp.Or(r.Message, repo.Subject(fmt.Sprintf("link %s -> %s (%s)", r.From, target, typ))),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err
@@ -174,7 +177,7 @@ func (v *Vault) unlinkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, er
 		what = "all types"
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpLink, DryRun: r.DryRun,
-		Message: repo.Subject(fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what)),
+		Message: cmp.Or(r.Message, repo.Subject(fmt.Sprintf("unlink %s -> %s (%s)", r.From, r.To, what))),
 		Changes: []repo.Change{{Kind: repo.Put, Path: r.From, Content: out, ExpectedRevision: ed.rev}}})
 	if res == nil {
 		return nil, err

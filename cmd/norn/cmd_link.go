@@ -43,7 +43,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	defer v.Vault.Close()
 	tx := w.tx(v.Vault, repo.OpLink)
 	r := server.EdgeRequest{From: note.Path(args[0]), To: args[1], Type: *typ, Why: *why,
-		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, DryRun: *dry}
+		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, DryRun: *dry, Message: tx.Message}
 	var res *server.EdgeResult
 	if name == "link" {
 		res, err = v.LinkNotes(ctx, r)

@@ -63,6 +63,9 @@ func TestCLI_LinkUnlink(t *testing.T) {
 	if !strings.Contains(errs, "edge-why-short") {
 		t.Fatalf("human rejection: %s", errs)
 	}
+	if _, _, code := cli(t, dir, "", "link", "tech/bloom.md", "cms", "--type", "supports", "--why", why, "--message", "x\nNorn-Op: archive"); code != exitError {
+		t.Errorf("a two-line --message: exit %d", code)
+	}
 	if git(t, dir, "rev-parse", "HEAD") != head {
 		t.Fatal("a refused link moved HEAD")
 	}
@@ -71,7 +74,10 @@ func TestCLI_LinkUnlink(t *testing.T) {
 	if dry["dry_run"] != true || dry["verdict"] != "pass" || dry["target"] != "tech/cms.md" || git(t, dir, "rev-parse", "HEAD") != head {
 		t.Fatalf("dry run: %v", dry)
 	}
-	out = mustCLI(t, dir, "", "link", "tech/bloom.md", "Count-min sketch", "--type", "same_mechanism_as", "--why", why)
+	out = mustCLI(t, dir, "", "link", "tech/bloom.md", "Count-min sketch", "--type", "same_mechanism_as", "--why", why, "--message", "bloom and cms share a mechanism")
+	if got := git(t, dir, "log", "-1", "--format=%s"); got != "bloom and cms share a mechanism\n" {
+		t.Errorf("link's --message is not the subject: %q", got)
+	}
 	if !strings.Contains(out, "edge: tech/bloom.md -[same_mechanism_as]-> tech/cms.md") {
 		t.Fatalf("link: %s", out)
 	}
