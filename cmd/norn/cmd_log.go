@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 )
 
 func runLog(ctx context.Context, e *env, g *globals, args []string) error {
@@ -31,6 +32,9 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	if g.json {
+		if commits == nil {
+			commits = []repo.Commit{}
+		}
 		return printJSON(e, map[string]any{"path": p, "commits": commits})
 	}
 	for _, c := range commits {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -48,6 +49,11 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	if !*stdin && len(args) == 0 {
 		return usagef("missing query")
+	}
+	if f := strings.Trim(*folder, "/"); f != "" {
+		if err := repo.ValidPath(f); err != nil {
+			return fmt.Errorf("--folder %q: %w", *folder, err)
+		}
 	}
 	v, settings, err := openVault(ctx, e, g)
 	if err != nil {

@@ -64,6 +64,10 @@ func TestCLI_DryRunRejectedIsOneDocument(t *testing.T) {
 		if code != tc.exit || m["dry_run"] != true || m["verdict"] != "rejected" || m["code"] != tc.code || m["error"] == nil {
 			t.Errorf("%s: exit %d, %v", tc.name, code, m)
 		}
+		human, errs, code := cli(t, dir, tc.stdin, tc.args[1:]...)
+		if code != tc.exit || !strings.HasPrefix(human, "dry run, nothing written; it would be refused:") || errs == "" {
+			t.Errorf("%s, human: exit %d, %q %q", tc.name, code, human, errs)
+		}
 	}
 	// A dry run that passes is unchanged: no error fields.
 	m := oneJSON(t, mustCLI(t, dir, "# Y\n", "--json", "write", "y.md", "--dry-run"))

@@ -18,11 +18,11 @@ func applyAndPrint(ctx context.Context, e *env, g *globals, v *repo.Vault, tx re
 }
 
 // refusedDryRun answers a command whose run failed before it had a result (a
-// conflict, an unknown note). For a dry run with --json that is a dry run's
-// document, verdict "rejected" and the failure's fields, as for a gate rejection;
-// otherwise just err.
+// conflict, an unknown note). For a dry run that is what a gate rejection gives:
+// with --json a dry run's document, verdict "rejected" and the failure's fields,
+// else the "would be refused" line before the error; otherwise just err.
 func refusedDryRun(e *env, g *globals, dry bool, err error) error {
-	if !dry || err == nil || !g.json {
+	if !dry || err == nil {
 		return err
 	}
 	return printResult(e, g, &repo.Result{DryRun: true, Changes: []repo.FileChange{}}, err)

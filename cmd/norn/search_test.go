@@ -38,6 +38,11 @@ func TestCLI_Search(t *testing.T) {
 			t.Errorf("%q:\n%s", args, out)
 		}
 	}
+	for _, f := range []string{"../x", ".git", "a/../b"} {
+		if _, errOut, code := cli(t, dir, "", "search", "hashing", "--folder", f); code != exitError || !strings.Contains(errOut, "--folder") {
+			t.Errorf("--folder %s: exit %d %s", f, code, errOut)
+		}
+	}
 	if _, errOut, code := cli(t, dir, "", "search", "hashing", "--limit"); code != exitUsage {
 		t.Errorf("--limit without a value: exit %d %s", code, errOut)
 	}

@@ -182,4 +182,7 @@ func TestCLI_Log_JSONShape(t *testing.T) {
 			t.Fatalf("%s: %#v", k, root[k])
 		}
 	}
+	if m := decode(t, mustCLI(t, dir, "", "log", "nowhere.md", "--json")); m["commits"] == nil {
+		t.Fatalf("a path with no history: commits %#v, want []", m["commits"])
+	}
 }
