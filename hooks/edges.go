@@ -81,7 +81,7 @@ func (g *Gates) edgeTargets(resolve EdgeResolver, c Change, n *note.Note) []Viol
 		t := resolve(c.Path, e)
 		switch {
 		case !t.Known:
-		case len(t.Candidates) > 1:
+		case len(t.Candidates) > 0: // one when the others are hidden from the writer
 			names := make([]string, len(t.Candidates))
 			for i, p := range t.Candidates {
 				names[i] = string(p)

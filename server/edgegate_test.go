@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -117,4 +118,77 @@ func TestMCP_WriteNoteEdgeTarget(t *testing.T) {
 		t.Fatalf("violations: %+v", te.Violations)
 	}
 	mustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", "[[Bloom filters]]")}, nil)
+}
+
+// TestMCP_EdgeGateHidesPrivateTargets: over HTTP, to a token without the private
+// scope an edge in a note's frontmatter to a private note (by `private: true` or
+// by folder) is refused by write_note and file_note, dry run or not, exactly as an
+// edge to a note that does not exist (edge-target-missing, message for message),
+// and nothing is committed; a name ambiguous in the whole vault is refused naming
+// only the visible candidates. A token with the private scope links to the
+// private note, and sees every candidate.
+func TestMCP_EdgeGateHidesPrivateTargets(t *testing.T) {
+	files := maps.Clone(mcpFixture)
+	files["priv/plan.md"] = "---\ntitle: Private plan\nprivate: true\n---\n# Private plan\n"
+	files["pub/plan.md"] = "---\ntitle: Public plan\n---\n# Public plan\n"
+	v, e := newMCPEnv(t, files)
+	tok, secret := e2eTokens(t, v, map[string][]server.Scope{
+		"agent":   {server.ScopeRead, server.ScopeWrite},
+		"trusted": {server.ScopeRead, server.ScopeWrite, server.ScopePrivate},
+	})
+	url := e2eServeHTTP(t, e.s, tok)
+	ctx := context.Background()
+	agent, err := dial(t, url, bearer(secret["agent"]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted, err := dial(t, url, bearer(secret["trusted"]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &e2eSession{v: v}
+	state := s.vaultState(t)
+
+	const missing = "[[Nonexist plan]]"
+	for _, hidden := range []string{"[[Secret plan]]", "[[tech/secret]]", "[[diary]]", "[[personal-notes/diary]]"} {
+		for _, tool := range []string{"write_note", "file_note"} {
+			for _, dry := range []bool{true, false} {
+				args := func(to string) map[string]any {
+					return map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", to), "dry_run": dry}
+				}
+				h := wantError(t, agent, ctx, tool, args(hidden), server.CodeGateRejected, server.ClassFixInput)
+				m := wantError(t, agent, ctx, tool, args(missing), server.CodeGateRejected, server.ClassFixInput)
+				if len(h.Violations) != 1 || h.Violations[0].Rule != hooks.RuleEdgeTargetMissing {
+					t.Fatalf("%s (dry run %v) to %s: violations %+v", tool, dry, hidden, h.Violations)
+				}
+				hv, mv := h.Violations[0], m.Violations[0]
+				hv.Message = strings.ReplaceAll(hv.Message, hidden, missing)
+				if hv != mv || strings.ReplaceAll(h.Message, hidden, missing) != m.Message {
+					t.Fatalf("%s (dry run %v): an edge to the hidden %s answers\n%+v\nan edge to a missing note\n%+v", tool, dry, hidden, h, m)
+				}
+			}
+		}
+	}
+	// Ambiguous for everyone: named with the visible candidates only.
+	te := wantError(t, agent, ctx, "write_note", map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", "[[plan]]")},
+		server.CodeGateRejected, server.ClassFixInput)
+	if len(te.Violations) != 1 || te.Violations[0].Rule != hooks.RuleEdgeTargetAmbiguous ||
+		!strings.Contains(te.Violations[0].Message, "pub/plan.md") || strings.Contains(te.Violations[0].Message, "priv/") {
+		t.Fatalf("ambiguous edge without the private scope: %+v", te.Violations)
+	}
+	if after := s.vaultState(t); after != state {
+		t.Fatalf("a refused write changed the vault: %s, then %s", state, after)
+	}
+
+	// With the private scope the names resolve in the whole vault.
+	te = wantError(t, trusted, ctx, "write_note", map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", "[[plan]]")},
+		server.CodeGateRejected, server.ClassFixInput)
+	if len(te.Violations) != 1 || te.Violations[0].Rule != hooks.RuleEdgeTargetAmbiguous || !strings.Contains(te.Violations[0].Message, "priv/plan.md, pub/plan.md") {
+		t.Fatalf("ambiguous edge with the private scope: %+v", te.Violations)
+	}
+	var w server.WriteResult
+	mustCall(t, trusted, ctx, "file_note", map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", "[[diary]]"), "dry_run": true}, &w)
+	mustCall(t, trusted, ctx, "write_note", map[string]any{"path": "tech/hll.md", "content": edgeNote("HyperLogLog", "[[Secret plan]]")}, &w)
+	s.who = "trusted"
+	s.committed(t, w, repo.OpWrite)
 }

@@ -290,7 +290,13 @@ func edgeTarget(to string) (note.Link, error) {
 // the index's resolver with the proposal applied (graph.Resolver.With). It is nil,
 // and the edge-target rules are skipped, when the index is missing or not at
 // HEAD: a gate runs inside the commit and cannot wait for the index to catch up.
-func (x *Indexer) edgeTargets(changes []hooks.Change) hooks.EdgeResolver {
+//
+// hidden (nil: none) hides the notes the writer may not see, as link_notes'
+// EdgeRequest.Hidden does: an edge that resolves to a hidden note resolves as if
+// hidden notes did not exist (a name only a hidden note answers names no note, so
+// it is refused exactly as a missing one is), and an ambiguous one lists only the
+// visible candidates (none left: it names no note).
+func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks.EdgeResolver {
 	if x == nil {
 		return nil
 	}
@@ -319,24 +325,49 @@ func (x *Indexer) edgeTargets(changes []hooks.Change) hooks.EdgeResolver {
 	}
 	own := graph.NewResolver(added) // the proposal's notes alone
 	var after *graph.Resolver
-	return func(from note.Path, e note.Edge) hooks.EdgeTarget {
-		l := note.Link{Kind: note.LinkWiki, Target: e.Target}
-		if i := strings.IndexByte(l.Target, '#'); i >= 0 {
-			l.Target, l.Heading = l.Target[:i], l.Target[i+1:]
-		}
-		res, err := ix.Resolve(from, l)
+	// resolve resolves l from the note at from, hiding hidden (nil: nothing).
+	resolve := func(from note.Path, l note.Link, hidden graph.Hidden) (graph.Resolution, bool) {
+		res, err := ix.ResolveHiding(from, l, hidden)
 		if err != nil {
-			return hooks.EdgeTarget{}
+			return graph.Resolution{}, false
 		}
 		if own.Resolve(from, l).Status != graph.LinkBroken || touched[res.Target] || slices.ContainsFunc(res.Candidates, func(p note.Path) bool { return touched[p] }) {
 			if after == nil {
 				r, commit, err := ix.Resolver()
 				if err != nil || commit != head {
-					return hooks.EdgeTarget{}
+					return graph.Resolution{}, false
 				}
 				after = r.With(gone, added)
 			}
-			res = after.Resolve(from, l)
+			res = after.ResolveHiding(from, l, hidden)
+		}
+		return res, true
+	}
+	return func(from note.Path, e note.Edge) hooks.EdgeTarget {
+		l := note.Link{Kind: note.LinkWiki, Target: e.Target}
+		if i := strings.IndexByte(l.Target, '#'); i >= 0 {
+			l.Target, l.Heading = l.Target[:i], l.Target[i+1:]
+		}
+		res, ok := resolve(from, l, nil)
+		if !ok {
+			return hooks.EdgeTarget{}
+		}
+		if hidden != nil {
+			switch res.Status {
+			case graph.LinkResolved:
+				if hidden(res.Target) {
+					if res, ok = resolve(from, l, hidden); !ok {
+						return hooks.EdgeTarget{}
+					}
+				}
+			case graph.LinkAmbiguous:
+				// Ambiguous for everyone the edge is written for, so refused as
+				// such, naming only the candidates the writer may see.
+				res.Candidates = slices.DeleteFunc(slices.Clone(res.Candidates), func(p note.Path) bool { return hidden(p) })
+				if len(res.Candidates) == 0 {
+					res = graph.Resolution{Status: graph.LinkBroken}
+				}
+			}
 		}
 		switch res.Status {
 		case graph.LinkResolved:

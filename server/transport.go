@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/repo"
@@ -74,7 +75,8 @@ type HTTPOptions struct {
 //  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
-//     re-initializes on 404).
+//     re-initializes on 404); under the handshake protocols, a GET or DELETE
+//     without one is 400 missing_session, as a POST other than initialize is.
 //
 // The refusals of mcp-go's handler (a missing session, a wrong Content-Type, …),
 // plain text there, are sent as JSON too (refusalWriter); its JSON-RPC errors go
@@ -209,6 +211,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
 	sid := r.Header.Get(sessionHeader)
+	if sid == "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) && handshakeProtocol(r) {
+		// mcp-go would open a listening stream for nobody's session, or end none
+		// and answer 200; the specification refuses them as it does a POST.
+		writeError(w, http.StatusBadRequest, "missing_session", missingSessionMessage)
+		return
+	}
 	if sid != "" {
 		h.mu.Lock()
 		owner, known := h.sessions[sid]
@@ -586,6 +594,19 @@ func (w *refusalWriter) finish() {
 	writeError(w.ResponseWriter, status, code, msg)
 }
 
+// missingSessionMessage is the message of a 400 missing_session.
+const missingSessionMessage = "this request needs the Mcp-Session-Id header that initialize answered with" +
+	" (protocols up to 2025-11-25), or the stateless protocol 2026-07-28 (its Mcp-Protocol-Version header and params._meta, see docs/mcp.md)"
+
+// handshakeProtocol reports whether a GET or DELETE speaks one of the handshake
+// protocols, whose sessions it needs: its Mcp-Protocol-Version header is missing
+// or names one of them. A stateless 2026-07-28 request (405 there) and an unknown
+// version (400 unsupported_protocol_version) are left to mcp-go's refusals.
+func handshakeProtocol(r *http.Request) bool {
+	v := r.Header.Get(mcp.HeaderProtocolVersion)
+	return v == "" || !mcp.IsModernProtocol(v) && mcp.IsValidProtocolVersion(v)
+}
+
 // refusal names a refusal of mcp-go's handler (its status and text): the status
 // norn answers with, the error code and the message.
 func refusal(status int, text string, hadSession bool) (int, string, string) {
@@ -593,8 +614,7 @@ func refusal(status int, text string, hadSession bool) (int, string, string) {
 	case status == http.StatusNotFound && !hadSession:
 		// mcp-go's answer to a request without a session id under the handshake
 		// protocols: the specification asks for 400.
-		return http.StatusBadRequest, "missing_session", "this request needs the Mcp-Session-Id header that initialize answered with" +
-			" (protocols up to 2025-11-25), or the stateless protocol 2026-07-28 (its Mcp-Protocol-Version header and params._meta, see docs/mcp.md)"
+		return http.StatusBadRequest, "missing_session", missingSessionMessage
 	case status == http.StatusNotFound:
 		return status, "unknown_session", "this server did not create that session (or it ended): initialize a new one"
 	case status == http.StatusMethodNotAllowed:

@@ -690,3 +690,75 @@ func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPHandler_GetDeleteNeedSession: under the handshake protocols a GET or a
+// DELETE without an Mcp-Session-Id is 400 missing_session with a JSON body, as a
+// POST other than initialize is (it had opened an empty listening stream for no
+// session, or answered 200 to a DELETE of nothing); the stateless protocol keeps its
+// 405, an unknown version its 400, and a session's own GET and DELETE still work.
+func TestHTTPHandler_GetDeleteNeedSession(t *testing.T) {
+	tok, secret := withTokens(t, "alice")
+	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
+	auth := "Bearer " + secret["alice"]
+	// do sends a bodiless request and reads the body unless the answer is a stream,
+	// which it closes at once (a refusal is never one).
+	do := func(method string, hdr map[string]string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", auth)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			return resp, "(an event stream)"
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		for _, c := range []struct {
+			name   string
+			hdr    map[string]string
+			status int
+			code   string
+		}{
+			{"no version", nil, http.StatusBadRequest, "missing_session"},
+			{"2025-11-25", map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, http.StatusBadRequest, "missing_session"},
+			{"2025-03-26", map[string]string{"Mcp-Protocol-Version": "2025-03-26"}, http.StatusBadRequest, "missing_session"},
+			{"stateless", map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, http.StatusMethodNotAllowed, "method_not_allowed"},
+			{"unknown version", map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, http.StatusBadRequest, "unsupported_protocol_version"},
+		} {
+			resp, body := do(m, c.hdr)
+			if resp.StatusCode != c.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+				t.Errorf("%s without a session, %s: %d %q %s, want %d JSON", m, c.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, c.status)
+				continue
+			}
+			if got := errorCode(t, body); got != c.code {
+				t.Errorf("%s without a session, %s: error %q, want %q (%s)", m, c.name, got, c.code, body)
+			}
+		}
+	}
+
+	// With its session, DELETE ends it (and a GET of an ended one is unknown).
+	resp, _ := rawPost(t, url, map[string]string{"Authorization": auth}, initializeBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %q", resp.StatusCode, sid)
+	}
+	hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	if resp, body := do(http.MethodDelete, hdr); resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE with its session: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := do(http.MethodGet, hdr); resp.StatusCode != http.StatusNotFound || errorCode(t, body) != "unknown_session" {
+		t.Fatalf("GET with an ended session: %d %s", resp.StatusCode, body)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -26,8 +27,9 @@ type Settings struct {
 	cfg   config.Config
 	gates *hooks.Gates
 	err   error
-	// edges resolves typed edges for the edge-target rules (nil: skipped).
-	edges func([]hooks.Change) hooks.EdgeResolver
+	// edges resolves typed edges for the edge-target rules (nil: skipped), hiding
+	// the notes the writer may not see (nil: none).
+	edges func([]hooks.Change, graph.Hidden) hooks.EdgeResolver
 }
 
 // NewSettings returns settings that hold the defaults until Bind.
@@ -46,7 +48,7 @@ func (s *Settings) Bind(v *repo.Vault) {
 
 // resolveEdges makes the gates check that the typed edges a write adds name one
 // note each (edge-target-missing, edge-target-ambiguous), with fn (an index).
-func (s *Settings) resolveEdges(fn func([]hooks.Change) hooks.EdgeResolver) {
+func (s *Settings) resolveEdges(fn func([]hooks.Change, graph.Hidden) hooks.EdgeResolver) {
 	s.mu.Lock()
 	s.edges = fn
 	s.mu.Unlock()
@@ -102,8 +104,13 @@ func hooksProposal(p *repo.Proposal) hooks.Proposal {
 
 // Gate is a repo.GateFunc running the vault's write gates. A change to
 // .norn/config.yaml must itself parse.
+//
+// The edge-target rules resolve an edge as its writer sees the vault: to a
+// writer with neither the owner nor the private role a private note is not there,
+// so an edge to one is edge-target-missing, as an edge to a note that does not
+// exist (hiddenFrom).
 func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
-	_, gates, _ := s.Current(ctx)
+	cfg, gates, _ := s.Current(ctx)
 	hp := hooksProposal(p)
 	var extra []hooks.Violation
 	for _, c := range p.Changes {
@@ -122,7 +129,7 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 	edges := s.edges
 	s.mu.Unlock()
 	if edges != nil {
-		hp.EdgeTargets = edges(hp.Changes)
+		hp.EdgeTargets = edges(hp.Changes, s.hiddenFrom(ctx, cfg, hp))
 	}
 	err := gates.Check(ctx, hp)
 	if len(extra) == 0 {
@@ -145,4 +152,44 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 		return a.Rule < b.Rule
 	})
 	return rej
+}
+
+// hiddenFrom is what the writer of hp may not see (nil: every note is visible to
+// it): to a writer with neither the owner nor the private role, the private notes
+// (by folder, or by `private: true`) of the vault as hp would leave it. A note hp
+// writes is judged by its new bytes, any other by its bytes at HEAD; a note whose
+// bytes cannot be read counts as private (fail closed).
+func (s *Settings) hiddenFrom(ctx context.Context, cfg config.Config, hp hooks.Proposal) graph.Hidden {
+	if hp.Writer.Has(hooks.RoleOwner) || hp.Writer.Has(hooks.RolePrivate) {
+		return nil
+	}
+	s.mu.Lock()
+	v := s.vault
+	s.mu.Unlock()
+	written := map[note.Path][]byte{}
+	for _, c := range hp.Changes {
+		if c.New != nil {
+			written[c.Path] = c.New
+		}
+	}
+	return func(p note.Path) bool {
+		if cfg.IsPrivate(p, nil) {
+			return true
+		}
+		if !isNote(p) {
+			return false
+		}
+		if b, ok := written[p]; ok {
+			return contentPrivate(p, b)
+		}
+		if v == nil {
+			return true
+		}
+		rev := v.Revision(p)
+		if rev == "" {
+			return false
+		}
+		b, err := v.ReadRevision(ctx, rev)
+		return err != nil || contentPrivate(p, b)
+	}
 }
