@@ -129,6 +129,15 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) {
 	for _, p := range []note.Path{r.From, r.To} {
 		if err := repo.ValidPath(string(p)); err != nil {
+			if p == r.To && v.Settings != nil {
+				// The new path is written: its refusal names the gate rule, as a
+				// write's does (From names a note, which either exists or not).
+				prop := &repo.Proposal{Author: r.Author, Roles: r.Roles, Op: repo.OpMove,
+					Changes: []repo.ProposedChange{{Kind: repo.Move, Path: r.To, From: r.From}}}
+				if gerr := v.Settings.PathGate(ctx, prop); gerr != nil {
+					return nil, gerr
+				}
+			}
 			return nil, err
 		}
 		if !isNote(p) {

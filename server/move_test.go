@@ -277,7 +277,7 @@ func TestVault_MoveNote_Refuses(t *testing.T) {
 		{"missing note", MoveRequest{From: "a/Nope.md", To: "a/New.md"}, repo.ErrNotFound, "does not exist"},
 		{"not a note", MoveRequest{From: "pic.png", To: "img/pic.png"}, repo.ErrInvalid, "not a note"},
 		{"onto itself", MoveRequest{From: "a/Old.md", To: "a/Old.md"}, repo.ErrInvalid, "onto itself"},
-		{"path escapes", MoveRequest{From: "a/Old.md", To: "../Old.md"}, repo.ErrInvalid, ""},
+		{"path escapes", MoveRequest{From: "a/Old.md", To: "../Old.md"}, hooks.ErrRejected, "path-dotdot"}, // the new path is written: a gate rule names the refusal
 		{"stale revision", MoveRequest{From: "a/Old.md", To: "a/New.md", ExpectedRevision: repo.Revision(strings.Repeat("0", 40))}, repo.ErrConflict, "changed since you read it"},
 	}
 	for _, tc := range tests {

@@ -17,6 +17,7 @@ func TestCLI_Write_PathRefusals(t *testing.T) {
 	}
 	git(t, dir, "add", "d")
 	git(t, dir, "commit", "-q", "-m", "a folder symlink")
+	mustCLI(t, dir, "# src\n", "write", "src.md")
 	head := git(t, dir, "rev-parse", "HEAD")
 	tests := []struct{ path, rule string }{
 		{"../x.md", "path-dotdot"},
@@ -53,6 +54,12 @@ func TestCLI_Write_PathRefusals(t *testing.T) {
 			if r := vs[0].(map[string]any)["rule"]; r != tt.rule {
 				t.Errorf("write %q: rule %v, want %s", tt.path, r, tt.rule)
 			}
+		}
+		// A move writes its new path: refused the same way.
+		out, _, code := cli(t, dir, "", "mv", "src.md", tt.path, "--json")
+		m := decode(t, out)
+		if vs, _ := m["violations"].([]any); code != exitRejected || len(vs) == 0 || vs[0].(map[string]any)["rule"] != tt.rule {
+			t.Errorf("mv to %q: exit %d %s, want 4 with rule %s", tt.path, code, out, tt.rule)
 		}
 	}
 	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
