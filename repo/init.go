@@ -51,6 +51,16 @@ func Init(ctx context.Context, dir string, opts InitOptions) (v *Vault, res *Ini
 		if err := validBranch(branch); err != nil {
 			return nil, nil, fmt.Errorf("init %s: %w", abs, err)
 		}
+	} else if opts.Branch != "" {
+		// An adopted repository keeps its branch; a different one asked for is a
+		// mistake to say, not to ignore.
+		ref, err := readSymbolicHead(gitDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("init %s: %w", abs, err)
+		}
+		if cur := strings.TrimPrefix(ref, "refs/heads/"); cur != opts.Branch {
+			return nil, nil, fmt.Errorf("init %s: %w", abs, invalidf("the repository is on branch %q; --branch %q names the branch of a new repository only (git switch first to adopt another)", cur, opts.Branch))
+		}
 	}
 	for p := range opts.Seed {
 		if err := ValidPath(p); err != nil {

@@ -19,7 +19,8 @@ inbox: inbox/
 
 func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("init", g)
-	branch := fs.String("branch", "main", "branch of a new repository")
+	branch := ""
+	fs.Var(checkedString{&branch, nonEmpty}, "branch", "branch of a new repository (default main); an adopted repository keeps its own")
 	args, err := parseArgs(fs, args, 0, 1)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	settings := server.NewSettings()
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
 		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
-		Branch:  *branch,
+		Branch:  branch,
 		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,22 @@ func TestCLI_Init_BadBranchCreatesNothing(t *testing.T) {
 	mustCLI(t, dir, "", "ls")
 	mustCLI(t, dir, "", "doctor")
 	git(t, dir, "fsck", "--strict")
+
+	// Adopting a repository keeps its branch: another one asked for is refused,
+	// before anything is written; the same one is fine.
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "trunk")
+	os.WriteFile(filepath.Join(repo, "a.md"), []byte("# A\n"), 0o644)
+	git(t, repo, "add", "a.md")
+	git(t, repo, "commit", "-q", "-m", "a")
+	head := git(t, repo, "rev-parse", "HEAD")
+	for _, b := range []string{"main", "a..b"} {
+		if out, errs, code := cli(t, repo, "", "init", repo, "--branch", b); code != exitError || !strings.Contains(errs, "trunk") {
+			t.Errorf("adopt with --branch %q: exit %d %s%s", b, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "norn")); !os.IsNotExist(err) || git(t, repo, "rev-parse", "HEAD") != head {
+		t.Fatalf("a refused adoption wrote something: %v", err)
+	}
+	mustCLI(t, repo, "", "init", repo, "--branch", "trunk")
 }
