@@ -410,3 +410,26 @@ func TestMCP_MoveDoesNotNameHiddenNotes(t *testing.T) {
 		t.Fatalf("the hidden note's link: %q", got)
 	}
 }
+
+// TestMCP_CaptureIntoHiddenInbox: when today's inbox note is private, a caller
+// who may not see it is told to write a note of its own (capture takes no path,
+// so "choose another path" would be no help); nothing is written.
+func TestMCP_CaptureIntoHiddenInbox(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	trusted, tctx := e.connect(&mcpTrusted, false)
+	var r server.CaptureResult
+	mustCall(t, trusted, tctx, "capture", map[string]any{"text": "first"}, &r)
+	b := onDisk(t, v, string(r.Path))
+	mustCall(t, trusted, tctx, "write_note", map[string]any{"path": string(r.Path), "expected_revision": string(v.Revision(r.Path)),
+		"content": strings.Replace(b, "---\n", "---\nprivate: true\n", 1)}, nil)
+	c, ctx := e.connect(&mcpAgent, false)
+	s := &e2eSession{v: v}
+	state := s.vaultState(t)
+	te := wantError(t, c, ctx, "capture", map[string]any{"text": "second"}, server.CodeInvalidInput, server.ClassFixInput)
+	if !strings.Contains(te.Message, "write_note") || strings.Contains(te.Message, "another path") {
+		t.Errorf("message: %s", te.Message)
+	}
+	if after := s.vaultState(t); after != state {
+		t.Fatalf("a refused capture changed the vault: %s, then %s", state, after)
+	}
+}

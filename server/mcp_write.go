@@ -433,7 +433,10 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		p = note.Path(inbox + "/" + day + ".md")
 	}
 	if c.hiddenNote(ctx, p) {
-		return nil, errTaken(p)
+		// Capture takes no path, so errTaken's "choose another path" would be no help.
+		te := errInput("today's inbox note %s is one you cannot see, so a capture cannot append to it: write a note of your own with write_note instead, or ask the vault's owner (nothing was written)", p)
+		te.Path = p
+		return nil, te
 	}
 	heading := "## " + now.Format("15:04:05") + " UTC"
 	if title != "" {
