@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -238,14 +239,29 @@ func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 		if err := os.WriteFile(blob, []byte("# Yak\n\n"+word+" [[a]]\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// Plumbing that leaves git's index alone (the served vault may be writing
+		// it): a tree of HEAD's entries and the new one, a commit, the branch moved.
 		id := strings.TrimSpace(gitIn(t, v.Dir(), "hash-object", "-w", blob))
-		gitIn(t, v.Dir(), "update-index", "--add", "--cacheinfo", "100644,"+id+",y"+strconv.Itoa(i)+".md")
-		gitIn(t, v.Dir(), "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-q", "-m", word)
-		return strings.TrimSpace(gitIn(t, v.Dir(), "rev-parse", "HEAD"))
+		entries := gitIn(t, v.Dir(), "ls-tree", "HEAD") + "100644 blob " + id + "\ty" + strconv.Itoa(i) + ".md\n"
+		mk := exec.Command("git", "-C", v.Dir(), "mktree")
+		mk.Stdin = strings.NewReader(entries)
+		tree, err := mk.Output()
+		if err != nil {
+			t.Fatalf("git mktree: %v", err)
+		}
+		parent := strings.TrimSpace(gitIn(t, v.Dir(), "rev-parse", "HEAD"))
+		c := strings.TrimSpace(gitIn(t, v.Dir(), "-c", "user.name=P", "-c", "user.email=p@x", "commit-tree", strings.TrimSpace(string(tree)), "-p", parent, "-m", word))
+		gitIn(t, v.Dir(), "update-ref", "HEAD", c, parent)
+		return c
 	}
 	for i, word := range []string{"yakety", "zebroid"} {
 		head := commit(i, word)
 
+		// Links first (it does not wait for pending writes as search does).
+		var links server.Links
+		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "links", Note: note.Path("y" + strconv.Itoa(i) + ".md"), Limit: 5}, &links); err != nil {
+			t.Fatalf("links of the new note: %v", err)
+		}
 		var got server.SearchResponse
 		req := server.SearchRequest{Query: word, Limit: 5}
 		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "search", Search: &req}, &got); err != nil {
@@ -254,10 +270,6 @@ func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 		if got.Total != 1 || got.HeadCommit != head || got.IndexCommit != head || got.IndexStale {
 			t.Fatalf("search after a git commit: total %d, head %s index %s stale %v; git HEAD %s",
 				got.Total, got.HeadCommit, got.IndexCommit, got.IndexStale, head)
-		}
-		var links server.Links
-		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "links", Note: note.Path("y" + strconv.Itoa(i) + ".md"), Limit: 5}, &links); err != nil {
-			t.Fatalf("links of the new note: %v", err)
 		}
 	}
 	// An MCP search that waits for pending writes sees them too.
