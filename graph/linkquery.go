@@ -87,13 +87,9 @@ func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
 // outgoing link to a hidden note or attachment has status LinkHidden and no
 // target, and hidden candidates of an ambiguous link are dropped.
 func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.noteLinks(ix.commit, p, limit, hidden, ix.contexts)
+	return withGraph(ix, func(g *linkGraph, commit string) (*NoteLinks, error) {
+		return g.noteLinks(commit, p, limit, hidden, ix.contexts)
+	})
 }
 
 // contextsFn returns the context lines of the links at idx (in the node record's
@@ -265,13 +261,7 @@ func addContexts(refs []LinkRef, ctxs contextsFn) error {
 // sorted by source and line: what a move of p must rewrite and an archive of p
 // leaves dangling.
 func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.inbound(p, ix.contexts)
+	return withGraph(ix, func(g *linkGraph, _ string) ([]LinkRef, error) { return g.inbound(p, ix.contexts) })
 }
 
 func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
@@ -293,25 +283,15 @@ func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
 // Resolve resolves a link written in note from against the notes at the index's
 // commit (from need not exist).
 func (ix *Index) Resolve(from note.Path, l note.Link) (Resolution, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return Resolution{}, err
-	}
-	return g.res.Resolve(from, l), nil
+	return withGraph(ix, func(g *linkGraph, _ string) (Resolution, error) { return g.res.Resolve(from, l), nil })
 }
 
 // ResolveHiding is Resolve as seen by someone from whom hidden hides some
 // notes (Resolver.ResolveHiding).
 func (ix *Index) ResolveHiding(from note.Path, l note.Link, hidden Hidden) (Resolution, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return Resolution{}, err
-	}
-	return g.res.ResolveHiding(from, l, hidden), nil
+	return withGraph(ix, func(g *linkGraph, _ string) (Resolution, error) {
+		return g.res.ResolveHiding(from, l, hidden), nil
+	})
 }
 
 // Resolver returns a copy of the index's resolver and the commit it reflects: it
@@ -332,13 +312,7 @@ func (ix *Index) Resolver() (*Resolver, string, error) {
 // links can resolve differently when notes with those names appear, disappear or
 // change names. Pass the old and the new version of a changed note.
 func (ix *Index) Referrers(notes []*note.Note) ([]note.Path, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.referrers(notes), nil
+	return withGraph(ix, func(g *linkGraph, _ string) ([]note.Path, error) { return g.referrers(notes), nil })
 }
 
 func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
@@ -499,13 +473,7 @@ type Neighborhood struct {
 // returns the nodes reached (p first, then by depth and path) and every edge
 // between them.
 func (ix *Index) Neighborhood(p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.neighborhood(ix.commit, p, opts)
+	return withGraph(ix, func(g *linkGraph, commit string) (*Neighborhood, error) { return g.neighborhood(commit, p, opts) })
 }
 
 func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOptions) (*Neighborhood, error) {
@@ -606,13 +574,7 @@ func (ix *Index) Hubs(limit, offset int) (*NodeList, error) { return ix.HubsHidi
 
 // HubsHiding is Hubs as seen by a caller that may not see the hidden notes.
 func (ix *Index) HubsHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.hubs(ix.commit, limit, offset, hidden)
+	return withGraph(ix, func(g *linkGraph, commit string) (*NodeList, error) { return g.hubs(commit, limit, offset, hidden) })
 }
 
 func (g *linkGraph) hubs(commit string, limit, offset int, hidden Hidden) (*NodeList, error) {
@@ -634,13 +596,7 @@ func (ix *Index) Orphans(limit, offset int) (*NodeList, error) {
 // OrphansHiding is Orphans as seen by a caller that may not see the hidden notes
 // (a note linked only from or to hidden notes is an orphan to it).
 func (ix *Index) OrphansHiding(limit, offset int, hidden Hidden) (*NodeList, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.orphans(ix.commit, limit, offset, hidden)
+	return withGraph(ix, func(g *linkGraph, commit string) (*NodeList, error) { return g.orphans(commit, limit, offset, hidden) })
 }
 
 func (g *linkGraph) orphans(commit string, limit, offset int, hidden Hidden) (*NodeList, error) {
@@ -693,13 +649,7 @@ type GraphPath struct {
 // ShortestPath finds a shortest chain of links between a and b, following links in
 // either direction, of at most maxDepth hops (default 6, at most 12).
 func (ix *Index) ShortestPath(a, b note.Path, maxDepth int) (*GraphPath, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.shortestPath(ix.commit, a, b, maxDepth)
+	return withGraph(ix, func(g *linkGraph, commit string) (*GraphPath, error) { return g.shortestPath(commit, a, b, maxDepth) })
 }
 
 func (g *linkGraph) shortestPath(commit string, a, b note.Path, maxDepth int) (*GraphPath, error) {
@@ -863,13 +813,7 @@ type NoteInfo struct {
 // NotesHiding returns the notes at the index's commit (no attachments) that
 // hidden does not hide, sorted by path.
 func (ix *Index) NotesHiding(hidden Hidden) ([]NoteInfo, error) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.notes(hidden), nil
+	return withGraph(ix, func(g *linkGraph, _ string) ([]NoteInfo, error) { return g.notes(hidden), nil })
 }
 
 func (g *linkGraph) notes(hidden Hidden) []NoteInfo {
@@ -978,4 +922,17 @@ func page(m map[string]int, limit, offset int) ([]Count, int, bool) {
 	}
 	end := min(len(rows), offset+limit)
 	return rows[offset:end], len(rows), end < len(rows)
+}
+
+// withGraph runs q on the link graph and the commit it reflects, under the
+// index's read lock.
+func withGraph[T any](ix *Index, q func(g *linkGraph, commit string) (T, error)) (T, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g, err := ix.graph()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return q(g, ix.commit)
 }

@@ -74,13 +74,16 @@ type searchAnswer struct {
 // Answer computes q's answer on v.
 //
 // The asking process may have just committed (a `norn write`, the git CLI), and
-// it must see that commit: the vault is refreshed from disk first.
+// it must see that commit: the vault is refreshed from disk first (a search does
+// so itself, as a search that waits for pending writes).
 func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
 	if q.Op == "ping" {
 		return struct{}{}, nil
 	}
-	if err := v.Refresh(ctx); err != nil {
-		return nil, fmt.Errorf("local query: %w", err)
+	if q.Op != "search" {
+		if err := v.Refresh(ctx); err != nil {
+			return nil, fmt.Errorf("local query: %w", err)
+		}
 	}
 	switch q.Op {
 	case "search":
