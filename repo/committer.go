@@ -56,6 +56,9 @@ type wtChange struct {
 // or ErrClosed; on any error nothing was written.
 func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 	if tx.DryRun {
+		if err := v.gitBusy(false); err != nil {
+			return nil, err // the write itself would be refused (see commitGroup)
+		}
 		st, err := v.stage(ctx, v.snap.Load(), &tx, false, nil)
 		if st == nil {
 			return nil, err
@@ -155,6 +158,12 @@ func (v *Vault) exclusive(fn func()) {
 	}
 	defer v.wlock.unlock()
 	v.syncForeign()
+	if v.away.Load() && v.gitBusy(true) == nil {
+		// git is done with the working tree (a switch back, a finished merge): its
+		// index is what git left, not what Norn last wrote.
+		v.away.Store(false)
+		v.reloadIndex()
+	}
 	fn()
 }
 
@@ -296,6 +305,16 @@ func (v *Vault) process(batch []*request) {
 
 func (v *Vault) commitGroup(group []*request) {
 	if len(group) == 0 {
+		return
+	}
+	if err := v.gitBusy(false); err != nil {
+		// The working tree and git's index are another branch's or a stopped git
+		// operation's: a commit here would overwrite its files (and the branch
+		// would get them back as edits).
+		v.away.Store(true)
+		for _, r := range group {
+			r.reply <- reply{err: err}
+		}
 		return
 	}
 	base := v.snap.Load()

@@ -37,6 +37,9 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	if e.Path == "" && e.Expected == "" && e.Current == "" {
+		return "conflict: " + e.Reason // about the vault, not one note
+	}
 	cur := string(e.Current)
 	if cur == "" {
 		cur = "none (the note does not exist)"

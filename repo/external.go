@@ -27,6 +27,11 @@ var builtinIgnores = []string{
 // ones as Archive. Untracked files ignored by .gitignore (and editor state) are
 // skipped; a tracked file counts whatever .gitignore says, as it does for git.
 func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
+	// While git works in the working tree (another branch checked out, a merge,
+	// a running command) its files are git's, not a person's edits to the branch.
+	if err := v.gitBusy(true); err != nil {
+		return nil, err
+	}
 	// Under wtMu the working tree matches snap. Files the committer writes during
 	// the walk are newer than snap: they come out as changes whose expected revision
 	// is stale, which the commit refuses as a conflict, so nothing is reverted.
@@ -116,6 +121,9 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan working tree: %w", err)
+	}
+	if err := v.gitBusy(true); err != nil {
+		return nil, err // git began while the walk read its files
 	}
 	v.idxMu.Lock()
 	unwritten := maps.Clone(v.unwritten)

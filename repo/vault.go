@@ -113,6 +113,11 @@ type Vault struct {
 	// HEAD has there), under idxMu: their absence is Norn's failure, not a person's
 	// deletion, so Changes does not report it.
 	unwritten map[string]hash
+	// away is set when git's index or the working tree was found to be git's (see
+	// gitBusy): the committer reads git's index again once they are the branch's.
+	away atomic.Bool
+	// busyMarks are the paths gitBusy looks for (busyMarkPaths).
+	busyMarks []string
 }
 
 // snapshot is HEAD at one commit: immutable once published.
@@ -182,7 +187,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
 	v := &Vault{
-		dir: abs, gitDir: gitDir, branch: branch, opts: opts, log: opts.Logger,
+		dir: abs, gitDir: gitDir, branch: branch, opts: opts, log: opts.Logger, busyMarks: busyMarkPaths(gitDir),
 		objs: newObjectStore(gitDir), wt: wt,
 		reqs: make(chan *request, 1024), closing: make(chan struct{}), done: make(chan struct{}),
 		unlinks: make(chan string, 64), unlinked: make(chan struct{}),

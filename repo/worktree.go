@@ -70,6 +70,13 @@ func (v *Vault) fillPendingStat() {
 func (v *Vault) refreshIndex() {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
+	if len(v.pendingStat) > 0 && v.gitBusy(true) != nil {
+		// git's index is git's now (another branch, a merge): leave it; it is read
+		// again once git is done (see exclusive).
+		v.away.Store(true)
+		clear(v.pendingStat)
+		return
+	}
 	if len(v.pendingStat) > 0 {
 		v.fillPendingStat()
 		if err := v.idx.write(); err != nil {
@@ -242,6 +249,15 @@ func (v *Vault) recover(ctx context.Context) error {
 		keep = v.idx.shared.id
 	}
 	removeOldShared(v.gitDir, keep)
+	if err := v.gitBusy(true); err != nil {
+		// A merge stopped on conflicts, a rebase, a running git command: git's index
+		// (its conflict stages, which Norn does not keep) and the working tree are
+		// git's now. Mending them from HEAD would undo its work.
+		v.log.Info("git is busy in the working tree; leaving it and git's index alone", "why", err)
+		v.away.Store(true)
+		v.unmarkWorktree()
+		return nil
+	}
 	head := map[string]*node{}
 	walkFiles(v.snap.Load().root, "", func(p string, n *node) { head[p] = n })
 	// The index entries that differ from HEAD (zero: the index has none) are a

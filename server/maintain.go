@@ -23,6 +23,9 @@ type Maintainer struct {
 	Logger   *slog.Logger
 	// Every is the pause between rounds (default 2 s).
 	Every time.Duration
+
+	// busy is why the last round left the working tree alone ("" when it did not).
+	busy string
 }
 
 // Run works until ctx is done; it returns nil then.
@@ -66,6 +69,7 @@ func (m *Maintainer) Round(ctx context.Context) error {
 			m.Logger.Warn("search settings", "err", err)
 		}
 	}
+	m.noteBusy(m.Vault.Busy())
 	res, err := m.Vault.CommitExternal(ctx, "", "")
 	if err != nil && !errors.Is(err, repo.ErrConflict) {
 		return err // a conflict means Norn wrote the same note meanwhile: next round
@@ -81,4 +85,24 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// noteBusy logs when git takes the working tree (another branch checked out, a
+// merge stopped on conflicts) and when it gives it back: in between, hand edits are
+// not committed and writes are refused as conflicts.
+func (m *Maintainer) noteBusy(err error) {
+	why := ""
+	if err != nil {
+		why = err.Error()
+	}
+	if why == m.busy || m.Logger == nil {
+		m.busy = why
+		return
+	}
+	if why != "" {
+		m.Logger.Warn("working tree in git's hands: edits there are not committed and writes are refused until it is back", "why", why)
+	} else {
+		m.Logger.Info("working tree back on the vault's branch: committing edits and accepting writes again")
+	}
+	m.busy = why
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,5 +126,56 @@ func TestMaintainer_TakesInOtherProcessCommits(t *testing.T) {
 	}
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status: %s", st)
+	}
+}
+
+// TestMaintainer_LeavesAnotherBranchAlone: a `git switch` beside a running server
+// made the maintainer commit the other branch's files onto the vault's branch as
+// hand edits. Now a round commits nothing while the working tree is another
+// branch's, says so once in the log, and takes up hand edits again back on it.
+func TestMaintainer_LeavesAnotherBranchAlone(t *testing.T) {
+	v, s := openVault(t)
+	ctx := context.Background()
+	if err := write(v, "a.md", "---\ntitle: A\ntags: [x]\n---\n# A\nmain\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", v.Dir(), "-c", "user.name=T", "-c", "user.email=t@x"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tip := git("rev-parse", "main")
+	git("switch", "-q", "-c", "other")
+	os.WriteFile(filepath.Join(v.Dir(), "a.md"), []byte("---\ntitle: A\ntags: [x]\n---\n# A\nother\n"), 0o644)
+	git("commit", "-q", "-am", "other edit")
+	os.WriteFile(filepath.Join(v.Dir(), "b.md"), []byte("# B\nuntracked on other\n"), 0o644)
+
+	var logs strings.Builder
+	m := &server.Maintainer{Vault: v, Settings: s, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	for range 2 {
+		if err := m.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := git("rev-parse", "main"); got != tip {
+		t.Fatalf("a round on another branch committed to main: %s", git("log", "--oneline", tip+"..main"))
+	}
+	if n := strings.Count(logs.String(), "checked out at other"); n != 1 {
+		t.Fatalf("the log names the other branch %d times, want once:\n%s", n, logs.String())
+	}
+
+	git("switch", "-q", "main")
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Revision("b.md") == "" || !strings.Contains(logs.String(), "back on the vault's branch") {
+		t.Fatalf("back on main, the hand edit b.md was not committed; log:\n%s", logs.String())
+	}
+	if got := git("show", "main:a.md"); !strings.HasSuffix(got, "main") {
+		t.Fatalf("main's a.md: %q", got)
 	}
 }

@@ -78,6 +78,8 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	// The working tree.
 	changes, err := v.Changes(ctx)
 	switch {
+	case errors.Is(err, repo.ErrConflict):
+		add("working-tree", "warn", err.Error()) // git is busy there: not a defect
 	case err != nil:
 		add("working-tree", "fail", err.Error())
 	case len(changes) > 0:

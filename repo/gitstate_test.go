@@ -1,0 +1,167 @@
+package repo_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/repo"
+)
+
+// TestVault_OtherBranchCheckedOut: a `git switch` beside an open vault (a running
+// server) makes the working tree another branch's. Its files are not edits to the
+// vault's branch, and a write must not overwrite them: both are conflicts naming
+// the branch, and neither branch nor git's index changes. Back on the branch,
+// everything works again and git's index is git's (not what Norn last wrote).
+func TestVault_OtherBranchCheckedOut(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n\nmain text\n", ""))
+	dir := v.Dir()
+	mainTip := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "main"))
+
+	gitCmd(t, dir, "switch", "-q", "-c", "other")
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nother text\n"), 0o644)
+	gitCmd(t, dir, "commit", "-q", "-am", "other edit")
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\n\nnot yet added\n"), 0o644)
+	status := gitCmd(t, dir, "status", "--porcelain")
+
+	if _, err := v.Changes(ctx); !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "checked out at other") {
+		t.Fatalf("Changes on another branch: %v", err)
+	}
+	if res, err := v.CommitExternal(ctx, "", ""); !errors.Is(err, repo.ErrConflict) || res != nil {
+		t.Fatalf("CommitExternal on another branch: %v %v", res, err)
+	}
+	_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, Changes: []repo.Change{put("a.md", "# A\n\nfrom norn\n", v.Revision("a.md"))}})
+	if !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "git switch main") {
+		t.Fatalf("write on another branch: %v", err)
+	}
+	if got := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "main")); got != mainTip {
+		t.Fatalf("main moved from %s to %s", mainTip, got)
+	}
+	if got := readFile(t, v, "a.md"); got != "# A\n\nother text\n" {
+		t.Fatalf("the other branch's file was overwritten: %q", got)
+	}
+	if got := gitCmd(t, dir, "status", "--porcelain"); got != status {
+		t.Fatalf("git status on the other branch changed: %q, was %q", got, status)
+	}
+
+	// Detached (a rebase, a bisect): the same.
+	gitCmd(t, dir, "switch", "-q", "--detach", "HEAD")
+	if _, err := v.Changes(ctx); !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "detached") {
+		t.Fatalf("Changes with HEAD detached: %v", err)
+	}
+
+	gitCmd(t, dir, "switch", "-q", "main")
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := write(t, v, put("a.md", "# A\n\nfrom norn\n", v.Revision("a.md")))
+	if res.Commit == "" || readFile(t, v, "a.md") != "# A\n\nfrom norn\n" {
+		t.Fatalf("write back on main: %+v", res)
+	}
+	// b.md was left untracked by the other branch: on main it is a person's new file.
+	if got := gitCmd(t, dir, "status", "--porcelain"); got != "?? b.md\n" {
+		t.Fatalf("git status back on main: %q", got)
+	}
+	if _, err := v.CommitExternal(ctx, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	assertClean(t, v)
+	if got := gitCmd(t, dir, "show", "other:a.md"); got != "# A\n\nother text\n" {
+		t.Fatalf("the other branch changed: %q", got)
+	}
+}
+
+// TestVault_MergeInProgressLeftAlone: while a merge is stopped on a conflict the
+// working tree and git's index (with its conflict stages) are git's: the vault
+// refuses writes and commits no edits, and opening it (any norn command) does not
+// mend git's index. Once the merge is committed, writes go on top of it.
+func TestVault_MergeInProgressLeftAlone(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n\none\n", ""))
+	dir := v.Dir()
+	gitCmd(t, dir, "switch", "-q", "-c", "side")
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nside\n"), 0o644)
+	gitCmd(t, dir, "commit", "-q", "-am", "side edit")
+	gitCmd(t, dir, "switch", "-q", "main")
+	write(t, v, put("a.md", "# A\n\nmain\n", v.Revision("a.md")))
+
+	merge := exec.Command("git", "-C", dir, "-c", "user.name=T", "-c", "user.email=t@x", "merge", "side")
+	if out, err := merge.CombinedOutput(); err == nil {
+		t.Fatalf("merge did not stop on the conflict: %s", out)
+	}
+	const conflicted = "UU a.md\n"
+	if got := gitCmd(t, dir, "status", "--porcelain"); got != conflicted {
+		t.Fatalf("git status in the merge (the oracle): %q", got)
+	}
+	tip := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "main"))
+
+	if _, err := v.Changes(ctx); !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "merge") {
+		t.Fatalf("Changes in a merge: %v", err)
+	}
+	_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, Changes: []repo.Change{put("c.md", "# C\n", "")}})
+	if !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "git merge --abort") {
+		t.Fatalf("write in a merge: %v", err)
+	}
+	// A dry run says the same: it would not land.
+	_, err = v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, DryRun: true, Changes: []repo.Change{put("c.md", "# C\n", "")}})
+	if !errors.Is(err, repo.ErrConflict) {
+		t.Fatalf("dry run in a merge: %v", err)
+	}
+	v.Close()
+	v2, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if got := gitCmd(t, dir, "status", "--porcelain"); got != conflicted {
+		t.Fatalf("opening the vault in a merge changed git's index: %q", got)
+	}
+	if got := strings.TrimSpace(gitCmd(t, dir, "rev-parse", "main")); got != tip {
+		t.Fatalf("main moved in the merge: %s, was %s", got, tip)
+	}
+
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nmain and side\n"), 0o644)
+	gitCmd(t, dir, "add", "a.md")
+	gitCmd(t, dir, "commit", "-q", "--no-edit")
+	if err := v2.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := v2.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, Changes: []repo.Change{put("c.md", "# C\n", "")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitCmd(t, dir, "log", "-1", "--format=%P", "HEAD~1"); len(strings.Fields(got)) != 2 || res.Parent == "" {
+		t.Fatalf("the write is not on top of the merge: parents of HEAD~1 %q", got)
+	}
+	if got := gitCmd(t, dir, "status", "--porcelain"); got != "" {
+		t.Fatalf("git status after the write: %q", got)
+	}
+	gitCmd(t, dir, "fsck", "--strict", "--no-progress")
+}
+
+// TestVault_RunningGitCommandDefersEdits: while .git/index.lock exists (a git
+// command at work) the working tree is not scanned for edits.
+func TestVault_RunningGitCommandDefersEdits(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n", ""))
+	os.WriteFile(filepath.Join(v.Dir(), "a.md"), []byte("# A\n\nby hand\n"), 0o644)
+	lock := filepath.Join(v.GitDir(), "index.lock")
+	os.WriteFile(lock, nil, 0o644)
+	if res, err := v.CommitExternal(ctx, "", ""); !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "index.lock") || res != nil {
+		t.Fatalf("CommitExternal with git running: %v %v", res, err)
+	}
+	os.Remove(lock)
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 {
+		t.Fatalf("CommitExternal after git: %+v %v", res, err)
+	}
+	assertClean(t, v)
+}
