@@ -474,6 +474,18 @@ type WriteResult struct {
 	// committed (Commit is "", Changes empty, Revision the note's revision).
 	Unchanged bool              `json:"unchanged,omitempty"`
 	Changes   []repo.FileChange `json:"changes"`
+	// Relinked lists links in other notes that this write makes resolve
+	// differently (a new note taking over links, a retitled note losing them, a
+	// removed heading), as HEAD stood before it, at most 50; RelinkedTotal counts
+	// them all. Empty when the search index is unavailable.
+	Relinked      []Relink `json:"relinked,omitempty"`
+	RelinkedTotal int      `json:"relinked_total,omitempty"`
+}
+
+// setRelinks reports rl on w.
+func (w *WriteResult) setRelinks(rl []Relink) {
+	w.RelinkedTotal = len(rl)
+	w.Relinked = rl[:min(len(rl), maxRelinks)]
 }
 
 // writeResult reports res for path p.

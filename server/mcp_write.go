@@ -125,12 +125,14 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 		exp := repo.Revision(in.ExpectedRevision)
 		return nil, c.asMissing(fmt.Errorf("write %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
-	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun,
-		repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}))
+	ch := repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}
+	rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
+	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun, ch))
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", p, err)
 	}
 	out := writeResult(p, res)
+	out.setRelinks(rl)
 	if out.Unchanged {
 		out.Revision = repo.Revision(in.ExpectedRevision)
 	}
@@ -183,12 +185,14 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.v.Apply(ctx, c.tx(repo.OpEdit, in.Message, in.DryRun,
-		repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: blob.Revision}))
+	ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: blob.Revision}
+	rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
+	res, err := t.v.Apply(ctx, c.tx(repo.OpEdit, in.Message, in.DryRun, ch))
 	if err != nil {
 		return nil, fmt.Errorf("edit %s: %w", p, err)
 	}
 	out := writeResult(p, res)
+	out.setRelinks(rl)
 	if out.Unchanged {
 		out.Revision = blob.Revision
 	}
@@ -334,13 +338,35 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if c.hiddenNote(ctx, p) {
 		return nil, errTaken(p) // a restore never overwrites
 	}
+	var rl []Relink
+	if b := t.restoredBytes(ctx, p, in); b != nil && t.v.Revision(p) == "" {
+		rl = t.v.relinks(ctx, []repo.Change{{Kind: repo.Put, Path: p, Content: b}}, c.hidden(ctx))
+	}
 	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
 		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
 	if err != nil {
 		return nil, fmt.Errorf("restore %s: %w", p, err)
 	}
 	out := writeResult(p, res)
+	out.setRelinks(rl)
 	return &out, nil
+}
+
+// restoredBytes returns the bytes a restore would bring back (nil when they cannot
+// be read: Apply then says why).
+func (t *mcpTools) restoredBytes(ctx context.Context, p note.Path, in RestoreNoteArgs) []byte {
+	if in.Revision != "" {
+		if !isRevision(in.Revision) {
+			return nil
+		}
+		b, _ := t.v.ReadRevision(ctx, repo.Revision(in.Revision))
+		return b
+	}
+	blob, err := t.v.Read(ctx, p, in.From)
+	if err != nil {
+		return nil
+	}
+	return blob.Content
 }
 
 // restorable refuses, for a caller without the private scope, a restore whose
@@ -470,15 +496,18 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		if title != "" {
 			msg += ": " + title
 		}
-		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun,
-			repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}))
+		ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}
+		rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
+		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun, ch))
 		if errors.Is(err, repo.ErrConflict) && attempt < 3 {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("capture %s: %w", p, err)
 		}
-		return &CaptureResult{WriteResult: writeResult(p, res), Created: created}, nil
+		out := &CaptureResult{WriteResult: writeResult(p, res), Created: created}
+		out.setRelinks(rl)
+		return out, nil
 	}
 }
 
@@ -571,11 +600,13 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	if strings.TrimSpace(msg) == "" {
 		msg = repo.Subject(fmt.Sprintf("file %s in %s", p, idx))
 	}
+	rl := t.v.relinks(ctx, changes, c.hidden(ctx))
 	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", p, err)
 	}
 	out := &FileNoteResult{WriteResult: writeResult(p, res), Index: idx, IndexRevision: idxRev, IndexChanged: idxNew != nil}
+	out.setRelinks(rl)
 	for _, ch := range res.Changes {
 		if ch.Path == idx {
 			out.IndexRevision = ch.Revision
