@@ -56,7 +56,7 @@ type wtChange struct {
 // or ErrClosed; on any error nothing was written.
 func (v *Vault) Apply(ctx context.Context, tx Tx) (*Result, error) {
 	if tx.DryRun {
-		if err := v.gitBusy(false); err != nil {
+		if err := v.gitBusyWait(ctx); err != nil {
 			return nil, err // the write itself would be refused (see commitGroup)
 		}
 		st, err := v.stage(ctx, v.snap.Load(), &tx, false, nil)
@@ -158,7 +158,7 @@ func (v *Vault) exclusive(fn func()) {
 	}
 	defer v.wlock.unlock()
 	v.syncForeign()
-	if v.away.Load() && v.gitBusy(true) == nil {
+	if v.away.Load() && v.gitBusy() == nil {
 		// git is done with the working tree (a switch back, a finished merge): its
 		// index is what git left, not what Norn last wrote.
 		v.away.Store(false)
@@ -307,7 +307,7 @@ func (v *Vault) commitGroup(group []*request) {
 	if len(group) == 0 {
 		return
 	}
-	if err := v.gitBusy(false); err != nil {
+	if err := v.gitBusyWait(context.Background()); err != nil {
 		// The working tree and git's index are another branch's or a stopped git
 		// operation's: a commit here would overwrite its files (and the branch
 		// would get them back as edits).
@@ -394,8 +394,12 @@ func (v *Vault) commitGroup(group []*request) {
 	enc := <-encoded
 	v.idxMu.Lock()
 	if err := v.idx.writeEncoded(enc); err != nil {
+		// git began a command during the batch: read its index again once it is
+		// done (Open mends an index left a commit behind).
 		v.log.Error("write git index", "err", err)
+		v.away.Store(true)
 	}
+	v.unmarkWorktree() // marked by writeWorktree
 	v.idxMu.Unlock()
 	commits := make([]Commit, len(done))
 	for i, st := range done {

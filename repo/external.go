@@ -1,11 +1,14 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,7 +32,7 @@ var builtinIgnores = []string{
 func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	// While git works in the working tree (another branch checked out, a merge,
 	// a running command) its files are git's, not a person's edits to the branch.
-	if err := v.gitBusy(true); err != nil {
+	if err := v.gitBusy(); err != nil {
 		return nil, err
 	}
 	// Under wtMu the working tree matches snap. Files the committer writes during
@@ -47,7 +50,7 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		byName[idx[i].name] = &idx[i]
 	}
 	userPatterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
-	user := gitignore.NewMatcher(userPatterns)
+	user := gitignore.NewMatcher(append(globalIgnores(), userPatterns...)) // the vault's win
 	var builtinPatterns []gitignore.Pattern
 	for _, p := range builtinIgnores {
 		builtinPatterns = append(builtinPatterns, gitignore.ParsePattern(p, nil))
@@ -89,12 +92,18 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		if !d.Type().IsRegular() || ignored(p, false) {
 			return nil
 		}
+		seen[p] = true // even when skipped below: it is there, not deleted
 		if ValidPath(p) != nil {
 			v.log.Warn("skip file with an unusable name", "path", p)
 			return nil
 		}
-		seen[p] = true
 		head := snap.root.lookup(p)
+		if head != nil && head.mode != modeFile && head.mode != modeExec {
+			// A symbolic link (or submodule) at HEAD, committed with git: Norn
+			// writes only regular files, so it is git's to change.
+			v.log.Warn("skip a path HEAD holds as a symbolic link or submodule; commit it with git", "path", p)
+			return nil
+		}
 		if e := byName[p]; e != nil && head != nil && e.id == head.id {
 			fi, err := d.Info()
 			if err == nil && statMatches(e, fi) && fi.ModTime().Before(written.Add(-time.Second)) {
@@ -112,6 +121,11 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		if head != nil && head.id == id {
 			return nil
 		}
+		if head != nil && bytes.Contains(data, []byte("\r\n")) && objectID("blob", bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))) == head.id {
+			// git checked the file out with CRLF line endings (core.autocrlf,
+			// eol=crlf): the same text, not an edit.
+			return nil
+		}
 		c := Change{Kind: Put, Path: note.Path(p), Content: data}
 		if head != nil {
 			c.ExpectedRevision = Revision(head.id.String())
@@ -122,7 +136,7 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan working tree: %w", err)
 	}
-	if err := v.gitBusy(true); err != nil {
+	if err := v.gitBusy(); err != nil {
 		return nil, err // git began while the walk read its files
 	}
 	v.idxMu.Lock()
@@ -144,6 +158,40 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		out = append(out, Change{Kind: Archive, Path: note.Path(p), ExpectedRevision: Revision(n.id.String())})
 	})
 	return out, nil
+}
+
+// globalIgnores returns the person's own ignore patterns, which git applies to
+// every repository: the file core.excludesFile names in ~/.gitconfig or
+// /etc/gitconfig, else git's default, $XDG_CONFIG_HOME/git/ignore
+// (~/.config/git/ignore).
+func globalIgnores() []gitignore.Pattern {
+	root := osfs.New("/")
+	ps, _ := gitignore.LoadGlobalPatterns(root)
+	if len(ps) == 0 {
+		ps, _ = gitignore.LoadSystemPatterns(root)
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	cfg := os.Getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		cfg = filepath.Join(home, ".config")
+	}
+	b, err := os.ReadFile(filepath.Join(cfg, "git", "ignore"))
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "#") {
+			ps = append(ps, gitignore.ParsePattern(line, nil))
+		}
+	}
+	return ps
 }
 
 // nameTooLong reports whether a path has a name no common file system can hold, so

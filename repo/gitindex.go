@@ -207,7 +207,8 @@ const dropMin = 256 << 10
 
 // writeBytes writes an encoded index into index.lock and renames it into place, as
 // git does. A lock held by someone else (git status refreshing the index) is waited
-// for, briefly.
+// for, up to a second, and never taken over: it may be a long git command's (a
+// merge checking out thousands of files), which would fail half-way without it.
 func (x *gitIndex) writeBytes(b []byte) error {
 	lock := x.path + ".lock"
 	var f *os.File
@@ -221,12 +222,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 			return fmt.Errorf("write git index: %w", err)
 		}
 		if try >= 200 {
-			// Held for over a second: a crash (ours or git's) left it behind. The
-			// index is derived from HEAD, so take it over rather than stay stuck.
-			if try > 200 || os.Remove(lock) != nil {
-				return fmt.Errorf("write git index: %w", err)
-			}
-			continue
+			return fmt.Errorf("write git index: %w (a git command holds .git/index.lock)", err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -2,9 +2,11 @@ package repo
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // inProgress are the files and folders git leaves in .git while an operation is
@@ -19,44 +21,108 @@ var inProgress = []struct{ name, what, finish string }{
 	{"REVERT_HEAD", "a revert", "git revert --continue or --abort"},
 }
 
+// BusyError says that git has the working tree (see gitBusy). It matches
+// ErrConflict: nothing was written, and the same call succeeds once a person
+// finishes what git is doing — retrying sooner fails the same way.
+type BusyError struct {
+	Reason string
+}
+
+func (e *BusyError) Error() string { return "git has the working tree: " + e.Reason }
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *BusyError) Is(target error) bool { return target == ErrConflict }
+
 // gitBusy says why the working tree and git's index are not the vault's branch's
-// to touch now, or returns nil when they are. HEAD must still name the branch the
-// vault opened on (a `git switch` beside a running server makes the working tree
-// another branch's), and no git operation may be stopped half-way. With lockToo, a
-// running git command (.git/index.lock) counts as well. The error matches
-// ErrConflict: nothing is written, and the same call succeeds once git is done.
-func (v *Vault) gitBusy(lockToo bool) error {
+// to touch now (a *BusyError), or returns nil when they are: no git operation may
+// be stopped half-way, no git command may hold .git/index.lock, sparse checkout
+// must be off (files outside its cone are not deleted notes), and HEAD must still
+// name the branch the vault opened on (a `git switch` beside a running server
+// makes the working tree another branch's).
+func (v *Vault) gitBusy() error {
 	short := strings.TrimPrefix(v.branch, "refs/heads/")
+	for i, p := range inProgress {
+		if exists(v.busyMarks[i]) {
+			return &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s): finish it (%s), then retry", p.what, p.name, p.finish)}
+		}
+	}
+	if exists(v.busyMarks[len(inProgress)]) {
+		return &BusyError{Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
+	}
+	if exists(v.busyMarks[len(inProgress)+1]) && sparseCheckout(v.gitDir) {
+		return &BusyError{Reason: "sparse checkout is on, and Norn needs the whole working tree (it would take the files outside the cone for deleted notes): git sparse-checkout disable"}
+	}
 	b, err := readSmall(filepath.Join(v.gitDir, "HEAD"))
 	if err != nil {
 		return fmt.Errorf("read HEAD: %w", err)
 	}
 	b = bytes.TrimSpace(b)
 	if ref, ok := bytes.CutPrefix(b, []byte("ref: ")); !ok {
-		return &ConflictError{Reason: fmt.Sprintf("the working tree's HEAD is detached (at %.12s), and this vault writes to branch %s: switch back (git switch %s), or finish what detached it", b, short, short)}
+		return &BusyError{Reason: fmt.Sprintf("HEAD is detached (at %.12s), and this vault writes to branch %s: git switch %s when you are done", b, short, short)}
 	} else if string(ref) != v.branch {
-		return &ConflictError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: switch back (git switch %s), or restart norn on the new branch", bytes.TrimPrefix(ref, []byte("refs/heads/")), short, short)}
-	}
-	for i, p := range inProgress {
-		if exists(v.busyMarks[i]) {
-			return &ConflictError{Reason: fmt.Sprintf("%s is in progress in the working tree (.git/%s): finish it (%s), then retry", p.what, p.name, p.finish)}
-		}
-	}
-	if lockToo && exists(v.busyMarks[len(inProgress)]) {
-		return &ConflictError{Reason: "a git command is running in the working tree (.git/index.lock exists; if no git command is running, a crashed one left it: remove it)"}
+		return &BusyError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: git switch %s, or restart norn on the new branch", bytes.TrimPrefix(ref, []byte("refs/heads/")), short, short)}
 	}
 	return nil
 }
 
-// busyMarkPaths returns the paths gitBusy looks for: inProgress's, then index.lock.
+// lockWait bounds how long a write waits for a git command to release
+// .git/index.lock (git status takes it briefly to refresh the index, and editors
+// run git status all the time).
+const lockWait = 2 * time.Second
+
+// gitBusyWait is gitBusy for a write: while the only reason is index.lock, it waits
+// for the lock to go, up to lockWait.
+func (v *Vault) gitBusyWait(ctx context.Context) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := v.gitBusy()
+		if err == nil || !exists(v.busyMarks[len(inProgress)]) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sparseCheckout reports whether core.sparseCheckout is true in the repository's
+// config or its worktree config (git sparse-checkout set/disable switch it there).
+func sparseCheckout(gitDir string) bool {
+	on := false
+	for _, name := range []string{"config", "config.worktree"} {
+		b, err := readSmall(filepath.Join(gitDir, name))
+		if err != nil {
+			continue
+		}
+		section := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "[") {
+				section = strings.ToLower(strings.Trim(line, "[] \t"))
+				continue
+			}
+			k, val, ok := strings.Cut(line, "=")
+			if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "sparseCheckout") {
+				switch strings.ToLower(strings.TrimSpace(val)) {
+				case "true", "yes", "on", "1":
+					on = true
+				default:
+					on = false
+				}
+			}
+		}
+	}
+	return on
+}
+
+// busyMarkPaths returns the paths gitBusy looks for: inProgress's, index.lock, and
+// the sparse-checkout file.
 func busyMarkPaths(gitDir string) []string {
-	out := make([]string, 0, len(inProgress)+1)
+	out := make([]string, 0, len(inProgress)+2)
 	for _, p := range inProgress {
 		out = append(out, filepath.Join(gitDir, p.name))
 	}
-	return append(out, filepath.Join(gitDir, "index.lock"))
+	return append(out, filepath.Join(gitDir, "index.lock"), filepath.Join(gitDir, "info", "sparse-checkout"))
 }
 
-// Busy reports, as an error matching ErrConflict, why writes and the committing of
-// working-tree edits are refused right now (see gitBusy), or nil.
-func (v *Vault) Busy() error { return v.gitBusy(false) }
+// Busy reports, as a *BusyError, why writes and the committing of working-tree
+// edits are refused right now (see gitBusy), or nil.
+func (v *Vault) Busy() error { return v.gitBusy() }

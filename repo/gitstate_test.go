@@ -165,3 +165,136 @@ func TestVault_RunningGitCommandDefersEdits(t *testing.T) {
 	}
 	assertClean(t, v)
 }
+
+// TestVault_SparseCheckoutLeftAlone: with sparse checkout on, the files outside
+// its cone are missing from the working tree but not deleted: the scan for hand
+// edits and writes are refused (they archived every note outside the cone, the
+// settings file included), and go on once it is off.
+func TestVault_SparseCheckoutLeftAlone(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("top/t.md", "# T\n", ""), put("proj/p.md", "# P\n", ""))
+	dir := v.Dir()
+	head := v.Head()
+	// Closing fills git's index with the files' stat data (an open vault does it
+	// when idle), without which git takes the files for not up to date.
+	v.Close()
+	v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if out := gitCmd(t, dir, "sparse-checkout", "set", "proj"); out != "" {
+		t.Logf("git sparse-checkout set: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "top/t.md")); err == nil {
+		t.Fatal("sparse checkout left top/t.md in the working tree (the oracle)")
+	}
+	var busy *repo.BusyError
+	if res, err := v.CommitExternal(ctx, "", ""); !errors.As(err, &busy) || !strings.Contains(err.Error(), "sparse-checkout disable") || res != nil {
+		t.Fatalf("CommitExternal under sparse checkout: %+v %v", res, err)
+	}
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, Changes: []repo.Change{put("proj/q.md", "# Q\n", "")}}); !errors.As(err, &busy) {
+		t.Fatalf("write under sparse checkout: %v", err)
+	}
+	if v.Head() != head || v.Revision("top/t.md") == "" {
+		t.Fatal("something was committed under sparse checkout")
+	}
+	gitCmd(t, dir, "sparse-checkout", "disable")
+	if res, err := v.CommitExternal(ctx, "", ""); err != nil || res != nil {
+		t.Fatalf("CommitExternal after sparse checkout: %+v %v", res, err)
+	}
+	write(t, v, put("proj/q.md", "# Q\n", ""))
+	assertClean(t, v)
+}
+
+// TestVault_ExternalSkipsPathsNornCannotWrite: files committed with git under a
+// name Norn refuses, or as a symbolic link, are git's to change: one of them must
+// not block the commit of a person's other edits (it made every hand-edit commit
+// fail, forever), nor be archived.
+func TestVault_ExternalSkipsPathsNornCannotWrite(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n", ""))
+	dir := v.Dir()
+	os.WriteFile(filepath.Join(dir, `back\slash.md`), []byte("odd\n"), 0o644)
+	os.Symlink("a.md", filepath.Join(dir, "link.md"))
+	gitCmd(t, dir, "add", "-A")
+	gitCmd(t, dir, "commit", "-q", "-m", "with git")
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "link.md"))
+	os.WriteFile(filepath.Join(dir, "link.md"), []byte("now a file\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nby hand\n"), 0o644)
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 || res.Changes[0].Path != "a.md" {
+		t.Fatalf("CommitExternal: %+v %v", res, err)
+	}
+	if got := gitCmd(t, dir, "ls-tree", "--name-only", "HEAD"); !strings.Contains(got, "back") || !strings.Contains(got, "link.md") {
+		t.Fatalf("a file Norn cannot write was archived: %s", got)
+	}
+}
+
+// TestVault_ExternalHonoursGlobalIgnores: a file the person's own ignore file
+// names (git's default ~/.config/git/ignore, or core.excludesFile) is not
+// committed as a hand edit, as git would not add it.
+func TestVault_ExternalHonoursGlobalIgnores(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	os.MkdirAll(filepath.Join(home, ".config", "git"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "git", "ignore"), []byte("# mine\nsecret.md\n"), 0o644)
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n", ""))
+	os.WriteFile(filepath.Join(v.Dir(), "secret.md"), []byte("keep out\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "b.md"), []byte("# B\n"), 0o644)
+	if st := gitCmd(t, v.Dir(), "status", "--porcelain"); st != "?? b.md\n" {
+		t.Fatalf("git status (the oracle): %q", st)
+	}
+	res, err := v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 || res.Changes[0].Path != "b.md" {
+		t.Fatalf("CommitExternal: %+v %v", res, err)
+	}
+	// core.excludesFile in ~/.gitconfig takes the place of the default.
+	os.WriteFile(filepath.Join(home, "other-ignore"), []byte("other.md\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = "+filepath.Join(home, "other-ignore")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(v.Dir(), "other.md"), []byte("also out\n"), 0o644)
+	if st := gitCmd(t, v.Dir(), "status", "--porcelain"); st != "?? secret.md\n" {
+		t.Fatalf("git status with core.excludesFile (the oracle): %q", st)
+	}
+	res, err = v.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 || res.Changes[0].Path != "secret.md" {
+		t.Fatalf("CommitExternal with core.excludesFile: %+v %v", res, err)
+	}
+}
+
+// TestVault_ExternalIgnoresLineEndingConversion: a clone with core.autocrlf (or
+// eol=crlf) holds the notes with CRLF line endings; that is git's conversion, not
+// a person's edit, and committing it turned every note's blob into CRLF.
+func TestVault_ExternalIgnoresLineEndingConversion(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n\none\ntwo\n", ""))
+	dir := t.TempDir()
+	gitCmd(t, dir, "-c", "core.autocrlf=true", "clone", "-q", "--config", "core.autocrlf=true", v.Dir(), "c")
+	clone := filepath.Join(dir, "c")
+	if b, _ := os.ReadFile(filepath.Join(clone, "a.md")); !strings.Contains(string(b), "\r\n") {
+		t.Fatalf("git checked out without CRLF (the oracle): %q", b)
+	}
+	v2, err := repo.Open(ctx, clone, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	if res, err := v2.CommitExternal(ctx, "", ""); err != nil || res != nil {
+		t.Fatalf("CommitExternal on a CRLF checkout: %+v %v", res, err)
+	}
+	// A real edit on top is still one.
+	os.WriteFile(filepath.Join(clone, "a.md"), []byte("# A\r\n\r\none\r\ntwo\r\nthree\r\n"), 0o644)
+	res, err := v2.CommitExternal(ctx, "", "")
+	if err != nil || res == nil || len(res.Changes) != 1 {
+		t.Fatalf("CommitExternal of an edit: %+v %v", res, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -211,19 +212,44 @@ func TestVault_External(t *testing.T) {
 	}
 }
 
-// TestVault_StaleLocks: lock files a crashed writer left behind (the branch's and git
-// index's) do not wedge the vault.
+// TestVault_StaleLocks: a branch lock a crashed writer left behind does not wedge
+// the vault. git's index.lock is never taken over (a long git command may hold
+// it): as with git itself, a write is refused, saying to remove the file if no
+// git command is running, and nothing is written; once it is gone, writes go on.
 func TestVault_StaleLocks(t *testing.T) {
+	ctx := context.Background()
 	v := newVault(t, repo.Options{})
 	write(t, v, put("a.md", "one\n", ""))
-	for _, l := range []string{"refs/heads/main.lock", "index.lock"} {
-		if err := os.WriteFile(filepath.Join(v.GitDir(), l), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(v.GitDir(), "refs/heads/main.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	write(t, v, put("b.md", "two\n", ""))
+	lock := filepath.Join(v.GitDir(), "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head := v.Head()
+	_, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "agent-a"}, Op: repo.OpWrite, Changes: []repo.Change{put("c.md", "three\n", "")}})
+	var busy *repo.BusyError
+	if !errors.As(err, &busy) || !errors.Is(err, repo.ErrConflict) || !strings.Contains(err.Error(), "remove the file") {
+		t.Fatalf("write with index.lock held: %v", err)
+	}
+	if !exists(lock) || v.Head() != head || exists(filepath.Join(v.Dir(), "c.md")) {
+		t.Fatal("a refused write took the lock over or wrote something")
+	}
+	os.Remove(lock)
+	write(t, v, put("c.md", "three\n", ""))
+	// A lock git holds briefly (git status refreshing the index) is waited for.
+	os.WriteFile(lock, nil, 0o644)
+	go func() { time.Sleep(200 * time.Millisecond); os.Remove(lock) }()
+	write(t, v, put("d.md", "four\n", ""))
 	v.Close()
 	assertClean(t, v)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // TestVault_KeepsAPersonsUncommittedWork: a write never overwrites an edit a person

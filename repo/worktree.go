@@ -70,7 +70,7 @@ func (v *Vault) fillPendingStat() {
 func (v *Vault) refreshIndex() {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	if len(v.pendingStat) > 0 && v.gitBusy(true) != nil {
+	if len(v.pendingStat) > 0 && v.gitBusy() != nil {
 		// git's index is git's now (another branch, a merge): leave it; it is read
 		// again once git is done (see exclusive).
 		v.away.Store(true)
@@ -79,9 +79,11 @@ func (v *Vault) refreshIndex() {
 	}
 	if len(v.pendingStat) > 0 {
 		v.fillPendingStat()
+		v.markWorktree() // a crash in the write leaves index.lock: Open removes it
 		if err := v.idx.write(); err != nil {
 			v.log.Error("write git index", "err", err)
 		}
+		v.unmarkWorktree()
 	}
 }
 
@@ -99,8 +101,7 @@ func (v *Vault) writeWorktree(done []*staged) {
 		clear(folders)
 	}
 	defer closeFolders()
-	v.markWorktree()
-	defer v.unmarkWorktree()
+	v.markWorktree() // removed once git's index is written too (commitGroup)
 	for _, st := range done {
 		if st.req.external {
 			continue
@@ -238,10 +239,15 @@ func (v *Vault) recover(ctx context.Context) error {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
 	if exists(v.markerPath()) {
-		// A writer died while writing the working tree: its temporary files may
-		// be anywhere in it.
+		// A writer died while writing the working tree or git's index: its
+		// temporary files may be anywhere in the working tree, and the index.lock
+		// it was writing is its own (the marker is removed only after the index
+		// is written), not a running git command's.
 		v.marked = true
 		v.removeTempFiles()
+		if err := os.Remove(v.idx.path + ".lock"); err == nil {
+			v.log.Info("removed the git index lock a crashed norn left")
+		}
 	}
 	removeStaleOld(v.gitDir)
 	var keep hash
@@ -249,7 +255,7 @@ func (v *Vault) recover(ctx context.Context) error {
 		keep = v.idx.shared.id
 	}
 	removeOldShared(v.gitDir, keep)
-	if err := v.gitBusy(true); err != nil {
+	if err := v.gitBusy(); err != nil {
 		// A merge stopped on conflicts, a rebase, a running git command: git's index
 		// (its conflict stages, which Norn does not keep) and the working tree are
 		// git's now. Mending them from HEAD would undo its work.
@@ -340,6 +346,7 @@ func (v *Vault) recover(ctx context.Context) error {
 		}
 	}
 	if changed || !exists(v.idx.path) {
+		v.markWorktree()
 		if err := v.idx.write(); err != nil {
 			return err
 		}
@@ -348,9 +355,11 @@ func (v *Vault) recover(ctx context.Context) error {
 	return nil
 }
 
-// markWorktree records, before Norn writes working-tree files, that temporary files
-// may be about to appear in it; unmarkWorktree, once every one is renamed into place
-// or removed. Only a writer that died between the two leaves the marker, so Open walks
+// markWorktree records, before Norn writes working-tree files or git's index, that
+// temporary files may be about to appear in the working tree and that index.lock
+// is Norn's; unmarkWorktree, once every file is renamed into place or removed and
+// the index written. Only a writer that died between the two leaves the marker, so
+// Open removes index.lock and walks
 // the working tree for stray temporary files only then (the walk costs ~0.3 s at
 // 100,000 notes). The marker is not fsynced: after a power loss a stray temporary
 // file can survive; it is ignored as an external edit, and RemoveTempFiles (`norn

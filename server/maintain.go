@@ -102,7 +102,7 @@ func (m *Maintainer) noteBusy(err error) {
 	if why != "" {
 		m.Logger.Warn("working tree in git's hands: edits there are not committed and writes are refused until it is back", "why", why)
 	} else {
-		m.Logger.Info("working tree back on the vault's branch: committing edits and accepting writes again")
+		m.Logger.Warn("working tree back with the vault: committing edits and accepting writes again")
 	}
 	m.busy = why
 }

@@ -172,7 +172,7 @@ func TestMaintainer_LeavesAnotherBranchAlone(t *testing.T) {
 	if err := m.Round(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if v.Revision("b.md") == "" || !strings.Contains(logs.String(), "back on the vault's branch") {
+	if v.Revision("b.md") == "" || !strings.Contains(logs.String(), "back with the vault") {
 		t.Fatalf("back on main, the hand edit b.md was not committed; log:\n%s", logs.String())
 	}
 	if got := git("show", "main:a.md"); !strings.HasSuffix(got, "main") {

@@ -37,6 +37,7 @@ type ErrorCode string
 // The error codes.
 const (
 	CodeConflict     ErrorCode = "conflict"
+	CodeGitBusy      ErrorCode = "git_busy"
 	CodeNotFound     ErrorCode = "not_found"
 	CodeGateRejected ErrorCode = "gate_rejected"
 	CodeInvalidInput ErrorCode = "invalid_input"
@@ -96,8 +97,12 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 		return te
 	}
 	var ce *repo.ConflictError
+	var busy *repo.BusyError
 	var rej *hooks.Rejection
 	switch {
+	case errors.As(err, &busy):
+		return &ToolError{Class: ClassRetryable, Code: CodeGitBusy,
+			Message: busy.Error() + ". Nothing was written. A person has to finish that in git; tell the user — retrying before then fails the same way"}
 	case errors.As(err, &ce):
 		return conflictError(ce, hide)
 	case errors.As(err, &rej):

@@ -30,6 +30,7 @@ func TestMCP_ToolErrorFrom(t *testing.T) {
 		{fmt.Errorf("write: %w: bad path", repo.ErrInvalid), server.ClassFixInput, server.CodeInvalidInput, "bad path"},
 		{&note.ParseError{Path: "a.md", Line: 2, Rule: note.RuleYAMLSyntax, Msg: "bad"}, server.ClassFixInput, server.CodeInvalidInput, "yaml-syntax"},
 		{repo.ErrClosed, server.ClassRetryable, server.CodeClosed, "retry"},
+		{fmt.Errorf("write: %w", &repo.BusyError{Reason: "a merge is in progress"}), server.ClassRetryable, server.CodeGitBusy, "a merge is in progress. Nothing was written. A person has to finish that in git; tell the user"},
 		{context.DeadlineExceeded, server.ClassRetryable, server.CodeInternal, "retry"},
 		{errors.New("disk on fire"), server.ClassFatal, server.CodeInternal, "disk on fire"},
 	} {

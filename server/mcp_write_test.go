@@ -484,3 +484,26 @@ func TestMCP_MessageIsOneShortLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMCP_WriteWhileGitHasTheWorkingTree: with another branch checked out beside
+// the server, a write is git_busy naming the branch and how to get back, not a
+// conflict to retry at once, and nothing is written to either branch.
+func TestMCP_WriteWhileGitHasTheWorkingTree(t *testing.T) {
+	v, e := newMCPEnv(t, mcpFixture)
+	c, ctx := e.connect(&mcpAgent, false)
+	head := v.Head()
+	mcpGit(t, v.Dir(), "switch", "-q", "-c", "other")
+	te := wantError(t, c, ctx, "write_note", map[string]any{"path": "late.md", "content": "# Late\n"}, server.CodeGitBusy, server.ClassRetryable)
+	if !strings.Contains(te.Message, "checked out at other") || !strings.Contains(te.Message, "git switch main") {
+		t.Fatalf("message: %s", te.Message)
+	}
+	if v.Head() != head || mcpGit(t, v.Dir(), "rev-parse", "other") != mcpGit(t, v.Dir(), "rev-parse", "main") {
+		t.Fatal("a refused write committed")
+	}
+	mcpGit(t, v.Dir(), "switch", "-q", "main")
+	var w server.WriteResult
+	mustCall(t, c, ctx, "write_note", map[string]any{"path": "late.md", "content": "# Late\n"}, &w)
+	if st := mcpGit(t, v.Dir(), "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Fatalf("git status after the write: %s", st)
+	}
+}
