@@ -382,6 +382,8 @@ func (v *Vault) commitGroup(group []*request) {
 		fail(err)
 		return
 	}
+	last := done[len(done)-1].commit
+	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
 	// Packs merged away before this batch are now backed by a durable merged pack.
 	v.objs.packs.dropMerged()
 	// Publish the snapshot and bring the working tree to it under wtMu, so that a

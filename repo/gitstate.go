@@ -86,30 +86,7 @@ func (v *Vault) gitBusyWait(ctx context.Context) error {
 // sparseCheckout reports whether core.sparseCheckout is true in the repository's
 // config or its worktree config (git sparse-checkout set/disable switch it there).
 func sparseCheckout(gitDir string) bool {
-	on := false
-	for _, name := range []string{"config", "config.worktree"} {
-		b, err := readSmall(filepath.Join(gitDir, name))
-		if err != nil {
-			continue
-		}
-		section := ""
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "[") {
-				section = strings.ToLower(strings.Trim(line, "[] \t"))
-				continue
-			}
-			k, val, ok := strings.Cut(line, "=")
-			if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "sparseCheckout") {
-				switch strings.ToLower(strings.TrimSpace(val)) {
-				case "true", "yes", "on", "1":
-					on = true
-				default:
-					on = false
-				}
-			}
-		}
-	}
+	on, _ := gitConfigBool(gitDir, "core", "sparseCheckout")
 	return on
 }
 

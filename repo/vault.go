@@ -118,6 +118,9 @@ type Vault struct {
 	away atomic.Bool
 	// busyMarks are the paths gitBusy looks for (busyMarkPaths).
 	busyMarks []string
+	// logRefs: write reflogs even where none exist yet (core.logAllRefUpdates,
+	// read at Open; see logRefUpdate).
+	logRefs bool
 }
 
 // snapshot is HEAD at one commit: immutable once published.
@@ -188,7 +191,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	}
 	v := &Vault{
 		dir: abs, gitDir: gitDir, branch: branch, opts: opts, log: opts.Logger, busyMarks: busyMarkPaths(gitDir),
-		objs: newObjectStore(gitDir), wt: wt,
+		logRefs: logAllRefUpdates(gitDir),
+		objs:    newObjectStore(gitDir), wt: wt,
 		reqs: make(chan *request, 1024), closing: make(chan struct{}), done: make(chan struct{}),
 		unlinks: make(chan string, 64), unlinked: make(chan struct{}),
 	}
