@@ -158,6 +158,11 @@ func (v *Vault) exclusive(fn func()) {
 	}
 	defer v.wlock.unlock()
 	v.syncForeign()
+	if v.idx.changedOnDisk() {
+		// git changed its index without moving the branch (git add, git rm
+		// --cached): writing Norn's copy back would undo that.
+		v.reloadIndex()
+	}
 	if v.away.Load() && v.gitBusy() == nil {
 		// git is done with the working tree (a switch back, a finished merge): its
 		// index is what git left, not what Norn last wrote.

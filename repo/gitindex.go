@@ -39,6 +39,8 @@ type gitIndex struct {
 	// size is the file's size, to tell whether replacing it is worth keeping off
 	// the write path (see writeBytes).
 	size int64
+	// stamp identifies the file as Norn last read or wrote it (changedOnDisk).
+	stamp fileStamp
 	// drop receives superseded index files to unlink off the write path (see
 	// writeBytes); nil means unlink at once.
 	drop chan<- string
@@ -118,6 +120,9 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 			return x, nil
 		}
 		for _, e := range idx.Entries {
+			if e.IntentToAdd {
+				continue // see decodeIndex
+			}
 			entries = append(entries, idxEntry{
 				name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
 				ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
@@ -133,9 +138,35 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].name < x.entries[j].name })
 	if fi, err := os.Stat(x.path); err == nil {
-		x.written, x.size = fi.ModTime(), fi.Size()
+		x.written, x.size, x.stamp = fi.ModTime(), fi.Size(), stampOf(fi)
 	}
 	return x, nil
+}
+
+// fileStamp identifies one version of a file that is replaced by renames.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+func stampOf(fi fs.FileInfo) fileStamp {
+	st := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = uint64(sys.Ino)
+	}
+	return st
+}
+
+// changedOnDisk reports whether .git/index is no longer the file Norn last read or
+// wrote: git changed it (git add, git rm --cached, git update-index) without
+// moving the branch.
+func (x *gitIndex) changedOnDisk() bool {
+	fi, err := os.Stat(x.path)
+	if err != nil {
+		return x.stamp != fileStamp{}
+	}
+	return stampOf(fi) != x.stamp
 }
 
 // statEntry fills an entry's stat fields from the file the working tree holds.
@@ -227,6 +258,13 @@ func (x *gitIndex) writeBytes(b []byte) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	_, err = f.Write(b)
+	var stamp fileStamp
+	if err == nil {
+		var fi fs.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			stamp = stampOf(fi) // a rename keeps the inode and the times
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -254,7 +292,7 @@ func (x *gitIndex) writeBytes(b []byte) error {
 		os.Remove(lock)
 		return fmt.Errorf("write git index: %w", err)
 	}
-	x.written, x.size = time.Now(), int64(len(b))
+	x.written, x.size, x.stamp = time.Now(), int64(len(b)), stamp
 	return nil
 }
 

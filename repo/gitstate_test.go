@@ -298,3 +298,21 @@ func TestVault_ExternalIgnoresLineEndingConversion(t *testing.T) {
 		t.Fatalf("CommitExternal of an edit: %+v %v", res, err)
 	}
 }
+
+// TestVault_KeepsWhatGitStagedMeanwhile: an open vault (a running server) took
+// in git's index only when the branch moved, so its next write put back its own
+// copy: a `git rm --cached` was undone. Now the index is read again when git
+// changed it. A `git add -N` (intent to add) is dropped rather than written back
+// as a staged empty file.
+func TestVault_KeepsWhatGitStagedMeanwhile(t *testing.T) {
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n", ""), put("b.md", "# B\n", ""))
+	dir := v.Dir()
+	gitCmd(t, dir, "rm", "-q", "--cached", "b.md")
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte("# New\n"), 0o644)
+	gitCmd(t, dir, "add", "-N", "new.md")
+	write(t, v, put("c.md", "# C\n", ""))
+	if st := gitCmd(t, dir, "status", "--porcelain"); st != "D  b.md\n?? b.md\n?? new.md\n" {
+		t.Fatalf("git status after a norn write: %q", st)
+	}
+}
