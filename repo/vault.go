@@ -165,6 +165,12 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	}
 	branch, err := readSymbolicHead(gitDir)
 	if err != nil {
+		for _, p := range inProgress {
+			if exists(filepath.Join(gitDir, p.name)) {
+				// A rebase detaches HEAD while it runs: say so, not "not a vault".
+				return nil, fmt.Errorf("open vault %s: %w", abs, &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s) and HEAD is detached: finish it (%s), then run norn again", p.what, p.name, p.finish)})
+			}
+		}
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
 	if opts.Logger == nil {

@@ -207,10 +207,13 @@ func classify(err error) (errorJSON, int) {
 	code := exitError
 	var ue *usageError
 	var ce *repo.ConflictError
+	var busy *repo.BusyError
 	var rej *hooks.Rejection
 	switch {
 	case errors.As(err, &ue):
 		out.Code, code = "usage", exitUsage
+	case errors.As(err, &busy):
+		out.Code, code = "git_busy", exitConflict
 	case errors.As(err, &ce):
 		out.Code, code = "conflict", exitConflict
 		out.Path, out.Current = string(ce.Path), ce.Current
