@@ -316,3 +316,23 @@ func TestVault_KeepsWhatGitStagedMeanwhile(t *testing.T) {
 		t.Fatalf("git status after a norn write: %q", st)
 	}
 }
+
+// TestVault_LinkedWorktreeRefused: in a linked worktree .git is a file; opening or
+// adopting it says so (it said "no .git folder (run norn init first)", and init
+// then failed the same way), and creates nothing.
+func TestVault_LinkedWorktreeRefused(t *testing.T) {
+	ctx := context.Background()
+	v := newVault(t, repo.Options{})
+	write(t, v, put("a.md", "# A\n", ""))
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitCmd(t, v.Dir(), "worktree", "add", "-q", "-b", "w", wt)
+	if _, err := repo.Open(ctx, wt, repo.Options{}); !errors.Is(err, repo.ErrNotVault) || !strings.Contains(err.Error(), "linked worktree") {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, _, err := repo.Init(ctx, wt, repo.InitOptions{}); !errors.Is(err, repo.ErrNotVault) || !strings.Contains(err.Error(), "linked worktree") {
+		t.Fatalf("Init: %v", err)
+	}
+	if st := gitCmd(t, wt, "status", "--porcelain"); st != "" {
+		t.Fatalf("the worktree changed: %q", st)
+	}
+}

@@ -42,6 +42,9 @@ func Init(ctx context.Context, dir string, opts InitOptions) (v *Vault, res *Ini
 	}
 	gitDir := filepath.Join(abs, ".git")
 	adopt := exists(gitDir)
+	if fi, err := os.Lstat(gitDir); err == nil && !fi.IsDir() {
+		return nil, nil, fmt.Errorf("init %s: %w: .git is a file (a linked worktree or a submodule); Norn keeps its state in a repository's .git folder: run norn init in the main working tree", abs, ErrNotVault)
+	}
 	branch := opts.Branch
 	if branch == "" {
 		branch = "main"

@@ -161,6 +161,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	gitDir := filepath.Join(abs, ".git")
 	fi, err := os.Stat(gitDir)
 	if err != nil || !fi.IsDir() {
+		if err == nil {
+			return nil, fmt.Errorf("open vault %s: %w: .git is a file (a linked worktree or a submodule); Norn keeps its state in a repository's .git folder: use the main working tree", abs, ErrNotVault)
+		}
 		return nil, fmt.Errorf("open vault %s: %w: no .git folder (run `norn init` first)", abs, ErrNotVault)
 	}
 	branch, err := readSymbolicHead(gitDir)
