@@ -12,7 +12,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -340,4 +342,17 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// withPrefix returns the ids of the objects Norn's own readers find, packed or
+// loose, whose hex form starts with prefix (lowercase hex, 4 to 39 digits).
+func (s *objectStore) withPrefix(prefix string) []hash {
+	out := s.packs.withPrefix(nil, prefix)
+	entries, _ := os.ReadDir(filepath.Join(s.dir, prefix[:2]))
+	for _, e := range entries {
+		if id, ok := parseHash(prefix[:2] + e.Name()); ok && strings.HasPrefix(id.String(), prefix) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

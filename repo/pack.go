@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -564,4 +565,29 @@ func (c *baseCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m, c.bytes = nil, 0
+}
+
+// withPrefix appends to out the ids in the packs whose hex form starts with
+// prefix (lowercase, at least two digits).
+func (ps *packSet) withPrefix(out []hash, prefix string) []hash {
+	first, err := strconv.ParseUint(prefix[:2], 16, 8)
+	if err != nil {
+		return out
+	}
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	for _, p := range append(slices.Clip(ps.packs), ps.retired...) {
+		lo := uint32(0)
+		if first > 0 {
+			lo = p.fanout[first-1]
+		}
+		for i := lo; i < p.fanout[first]; i++ {
+			var id hash
+			copy(id[:], p.ids[20*i:20*i+20])
+			if strings.HasPrefix(id.String(), prefix) && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }

@@ -348,7 +348,21 @@ func (v *Vault) resolveBase(b string) (hash, error) {
 		return hash(ref.Hash()), nil
 	}
 	if isHex(b) {
-		// A pure-hex revision is one Ref to go-git: an id prefix, then ref names.
+		// An id or a prefix of one, with Norn's own readers (go-git's pack list can
+		// lag behind packs Norn merged and deleted); then go-git, which also reads
+		// packs Norn cannot (and tries ref names).
+		var commits []hash
+		for _, id := range v.objs.withPrefix(strings.ToLower(b)) {
+			if _, err := v.readCommit(id); err == nil {
+				commits = append(commits, id)
+			}
+		}
+		switch {
+		case len(commits) == 1:
+			return commits[0], nil
+		case len(commits) > 1:
+			return zeroHash, invalidf("%s is ambiguous: %d commits start with it; give more digits", b, len(commits))
+		}
 		if h, err := r.ResolveRevision(plumbing.Revision(b)); err == nil {
 			return hash(*h), nil
 		}

@@ -1,7 +1,9 @@
 package repo_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -100,4 +102,44 @@ func TestVault_RevisionWasAt(t *testing.T) {
 			t.Errorf("Commit(%s): %v, want ErrNotFound", at, err)
 		}
 	}
+}
+
+// TestVault_ResolveAbbreviatedWhilePacksMerge: writes roll their small packs up
+// into bigger ones and delete the old; an abbreviated id or ID~N resolved
+// meanwhile failed now and then as not found (go-git still looked in the packs as
+// they were).
+func TestVault_ResolveAbbreviatedWhilePacksMerge(t *testing.T) {
+	v := newVault(t, repo.Options{})
+	var commits []repo.CommitID
+	for i := range 20 {
+		commits = append(commits, write(t, v, put("a.md", fmt.Sprintf("# A\n%d\n", i), v.Revision("a.md"))).Commit)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "w"}, Op: repo.OpWrite,
+				Changes: []repo.Change{put(fmt.Sprintf("n%03d.md", i), "# N\n", "")}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var failed error
+	for n := 0; failed == nil; n++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		c := string(commits[n%len(commits)])
+		for _, at := range []string{c[:10], c + "~1", c[:8] + "^0"} {
+			if _, err := v.ResolveCommit(at); err != nil {
+				failed = fmt.Errorf("resolve %s during writes: %w", at, err)
+			}
+		}
+	}
+	<-done
+	t.Fatal(failed)
 }
