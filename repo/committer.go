@@ -463,6 +463,9 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 		}
 		return nil, err
 	}
+	if tx.Base != "" && tx.Base != CommitID(base.commit.String()) {
+		return nil, &StaleBaseError{Base: tx.Base, Head: CommitID(base.commit.String())}
+	}
 	root := base.root
 	res := &Result{DryRun: dry}
 	if !base.commit.isZero() {

@@ -67,3 +67,16 @@ func invalidf(format string, args ...any) error {
 func notFoundf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
 }
+
+// StaleBaseError: a transaction with a Base met another HEAD (a write landed after
+// it was worked out). It matches ErrConflict; work the change out again.
+type StaleBaseError struct {
+	Base, Head CommitID
+}
+
+func (e *StaleBaseError) Error() string {
+	return fmt.Sprintf("conflict: the vault moved from %.12s to %.12s while this change was worked out; work it out again", e.Base, e.Head)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *StaleBaseError) Is(target error) bool { return target == ErrConflict }

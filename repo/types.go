@@ -112,6 +112,11 @@ type Tx struct {
 	// DryRun checks everything (revisions, gates) and reports what would change,
 	// writing nothing.
 	DryRun bool
+	// Base, when set, is the commit the transaction was worked out at: it commits
+	// only on top of that commit, else it is a *StaleBaseError and nothing is
+	// written. For changes computed from the whole vault (a move rewriting every
+	// link to a note), which any commit in between could leave incomplete.
+	Base CommitID
 }
 
 // FileChange is one path changed by a commit.

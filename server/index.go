@@ -575,6 +575,10 @@ type SearchResponse struct {
 	// open the index itself (AskLocal); empty when this process answered.
 	Via  string      `json:"via,omitempty"`
 	Hits []graph.Hit `json:"-"`
+	// caughtUp: asked to wait for pending writes, the index reached the HEAD of
+	// the moment the search began (commits landing during the search may still
+	// make it stale, which says nothing about the caller's own writes).
+	caughtUp bool
 }
 
 // Search answers a query from the index, or by scanning the notes at HEAD when the
@@ -582,6 +586,7 @@ type SearchResponse struct {
 // query (graph.ErrQuery).
 func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse, error) {
 	start := time.Now()
+	caughtUp := false
 	if r.WaitForPendingWrites {
 		wait := r.Wait
 		if wait <= 0 {
@@ -592,14 +597,16 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		if err := x.vault.Refresh(wctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			x.log.Warn("refresh vault", "err", err)
 		}
-		if err := x.CatchUp(wctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		err := x.CatchUp(wctx)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			x.log.Warn("catch up index", "err", err)
 		}
 		cancel()
+		caughtUp = err == nil
 	}
 	head := string(x.vault.Head())
 	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal}
-	resp := &SearchResponse{HeadCommit: head}
+	resp := &SearchResponse{HeadCommit: head, caughtUp: caughtUp}
 	ix, problem := x.index()
 	var res *graph.Results
 	var err error

@@ -105,6 +105,8 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 			Message: busy.Error() + ". Nothing was written. A person has to finish that in git; tell the user — retrying before then fails the same way"}
 	case errors.As(err, &ce):
 		return conflictError(ce, hide)
+	case errors.Is(err, repo.ErrConflict): // repo.StaleBaseError
+		return &ToolError{Class: ClassRetryable, Code: CodeConflict, Message: err.Error() + "; retry the call"}
 	case errors.As(err, &rej):
 		return rejectionError(rej)
 	case errors.Is(err, repo.ErrRejected), errors.Is(err, hooks.ErrRejected):

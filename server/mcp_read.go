@@ -325,7 +325,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 			break
 		}
 	}
-	if in.WaitForPendingWrites && first.Engine == EngineBM25 && first.IndexStale {
+	if in.WaitForPendingWrites && first.Engine == EngineBM25 && first.IndexStale && !first.caughtUp {
 		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
 			Message: fmt.Sprintf("the index is at %s and HEAD at %s: it is still catching up (a rebuild may be running); retry in a moment, or search without wait_for_pending_writes for results that may miss the newest commits",
 				first.IndexCommit, first.HeadCommit)}

@@ -569,6 +569,27 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	if title != stem {
 		link = "[[" + stem + "|" + title + "]]"
 	}
+	// The index entry is the server's to work out: filings through this server go
+	// one at a time, and one that races another process's filing into the same
+	// folder (a conflict on the index) reads the index again.
+	t.fileMu.Lock()
+	defer t.fileMu.Unlock()
+	for attempt := 1; ; attempt++ {
+		out, err := t.fileNoteOnce(ctx, c, in, p, idx, link, title)
+		var ce *repo.ConflictError
+		switch {
+		case !errors.As(err, &ce) || ce.Path != idx:
+			return out, err
+		case attempt == 4:
+			// Its revision is of no use to the caller, who did not name the index.
+			return nil, fmt.Errorf("file %s: %w", p, &repo.ConflictError{Reason: "the folder's index kept changing (other notes filed into it at the same moment)"})
+		}
+	}
+}
+
+// fileNoteOnce is one attempt of file_note against the index as it is now.
+func (t *mcpTools) fileNoteOnce(ctx context.Context, c *caller, in FileNoteArgs, p, idx note.Path, link, title string) (*FileNoteResult, error) {
+	folder := p.Folder()
 	changes := []repo.Change{{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}}
 	idxRev := t.v.Revision(idx)
 	var idxNew []byte

@@ -88,18 +88,47 @@ type ArchiveResult struct {
 // read at the start, so a concurrent edit of any of them is a *repo.ConflictError
 // and nothing is written. The write gates see every change (a link inside a
 // protected block or in a private note needs the roles those rules ask for).
+//
+// The plan is committed only on the commit it was worked out at (repo.Tx.Base): a
+// note linking to r.From written meanwhile would keep a link the move breaks (or
+// be a private note a caller without the private scope may not rewrite). So a
+// commit landing in between, or a concurrent edit of a note the move rewrites
+// (which the caller did not name), makes the move plan again, up to moveAttempts
+// times; then it is a conflict to retry as is.
 func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error) {
-	plan, err := v.planMove(ctx, r)
-	if err != nil {
-		return nil, fmt.Errorf("move %s: %w", r.From, err)
+	for attempt := 1; ; attempt++ {
+		plan, err := v.planMove(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("move %s: %w", r.From, err)
+		}
+		res, err := v.applyMove(ctx, r, plan)
+		if !replan(err, r.From) {
+			return res, err
+		}
+		if attempt == moveAttempts {
+			return nil, fmt.Errorf("move %s: %w", r.From, &repo.ConflictError{Reason: fmt.Sprintf("the vault kept changing while the move was worked out (%d attempts)", attempt)})
+		}
 	}
-	return v.applyMove(ctx, r, plan)
+}
+
+// moveAttempts bounds how often MoveNote plans a move again.
+const moveAttempts = 5
+
+// replan reports whether err is a conflict a new plan can get past: the vault
+// moved on (repo.StaleBaseError), or a note the move rewrites changed. A conflict
+// on the moved note itself is the caller's (its expected revision).
+func replan(err error, from note.Path) bool {
+	var stale *repo.StaleBaseError
+	var ce *repo.ConflictError
+	return errors.As(err, &stale) || errors.As(err, &ce) && ce.Path != "" && ce.Path != from
 }
 
 // movePlan is what a move will write.
 type movePlan struct {
 	changes   []repo.Change
 	rewritten []note.Path
+	// base is the commit the plan was worked out at.
+	base string
 }
 
 // applyMove commits a planned move.
@@ -112,7 +141,8 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 		}
 		msg = repo.Subject(msg)
 	}
-	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun})
+	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun,
+		Base: repo.CommitID(plan.base)})
 	if err != nil {
 		err = fmt.Errorf("move %s: %w", r.From, err)
 	}
@@ -153,6 +183,9 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 			return nil, err
 		}
 		plan, err := planMoveIn(ctx, lv, r)
+		if plan != nil {
+			plan.base = lv.commit
+		}
 		if lv.current() || attempt == 3 {
 			return plan, err
 		}

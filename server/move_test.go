@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -221,9 +222,9 @@ func TestVault_MoveNote_ConcurrentEditConflicts(t *testing.T) {
 	}
 	head := v.Head()
 	_, err = v.applyMove(ctx, req, plan)
-	var ce *repo.ConflictError
-	if !errors.As(err, &ce) || ce.Path != "b/x.md" {
-		t.Fatalf("got %v, want a conflict on b/x.md", err)
+	var stale *repo.StaleBaseError
+	if !errors.As(err, &stale) || !errors.Is(err, repo.ErrConflict) {
+		t.Fatalf("got %v, want a conflict: the vault moved since the plan", err)
 	}
 	if v.Head() != head || !presentAt(v, "a/Old.md") || presentAt(v, "d/New.md") || headAndDisk(t, v, "b/x.md") != edited {
 		t.Fatal("a conflicting move changed something")
@@ -501,4 +502,65 @@ func TestVault_MoveNote_Corpus(t *testing.T) {
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status: %s", st)
 	}
+}
+
+// TestVault_MoveNote_NewReferrerMeanwhile: a note that links to the moved note,
+// written after the move was planned and before it commits, kept a link the move
+// broke (and a private one was broken by a caller who may not rewrite it). The
+// plan commits only on the commit it was worked out at; MoveNote plans again.
+func TestVault_MoveNote_NewReferrerMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	v := servedVault(t, moveFixture)
+	req := MoveRequest{From: "a/Old.md", To: "d/New.md", Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}
+	plan, err := v.planMove(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "other"}, Op: repo.OpWrite,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "c/late.md", Content: []byte("# Late\nSee [[a/Old]].\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	head := v.Head()
+	if _, err := v.applyMove(ctx, req, plan); !errors.Is(err, repo.ErrConflict) {
+		t.Fatalf("the stale plan: %v", err)
+	}
+	if v.Head() != head || !presentAt(v, "a/Old.md") {
+		t.Fatal("a stale plan changed something")
+	}
+	res, err := v.MoveNote(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Rewritten, "c/late.md") || !strings.Contains(headAndDisk(t, v, "c/late.md"), "[[d/New]]") {
+		t.Fatalf("the late referrer was not rewritten: %v %q", res.Rewritten, headAndDisk(t, v, "c/late.md"))
+	}
+	for _, p := range []string{"c/late.md", "c/y.md"} {
+		if got := headAndDisk(t, v, p); strings.Contains(got, "a/Old") {
+			t.Fatalf("a link to the old path left in %s: %q", p, got)
+		}
+	}
+
+	// A private note written meanwhile: the caller who may not see it is refused
+	// once the move is planned again, and nothing is written.
+	priv := MoveRequest{From: "d/New.md", To: "d/Newer.md", Author: repo.Author{Name: "agent"}, Roles: []string{"agent"},
+		Hidden: func(p note.Path) bool { return strings.HasPrefix(string(p), "personal-notes/") }}
+	plan, err = v.planMove(ctx, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Apply(ctx, repo.Tx{Author: testOwner, Roles: []string{"owner"}, Op: repo.OpWrite,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "personal-notes/p.md", Content: []byte("# P\nAbout [[d/New]].\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	head = v.Head()
+	if _, err := v.applyMove(ctx, priv, plan); !errors.Is(err, repo.ErrConflict) {
+		t.Fatalf("the stale plan past a private referrer: %v", err)
+	}
+	if _, err := v.MoveNote(ctx, priv); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("planned again past a private referrer: %v", err)
+	}
+	if v.Head() != head {
+		t.Fatal("a refused move changed something")
+	}
+	assertClean(t, v)
 }
