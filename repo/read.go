@@ -152,6 +152,11 @@ func (v *Vault) at(at string) (*snapshot, error) {
 	if id == cur.commit {
 		return cur, nil
 	}
+	// Readers of an older commit read many notes at it (a move planned at the
+	// commit its index reflected, while writes land): load its tree once.
+	if last := v.lastAt.Load(); last != nil && last.commit == id {
+		return last, nil
+	}
 	c, err := v.readCommit(id)
 	if err != nil {
 		return nil, err
@@ -160,7 +165,9 @@ func (v *Vault) at(at string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &snapshot{commit: id, root: root}, nil
+	s := &snapshot{commit: id, root: root}
+	v.lastAt.Store(s)
+	return s, nil
 }
 
 // ResolveCommit turns a commit-ish into a commit id. It accepts only these forms

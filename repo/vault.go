@@ -92,6 +92,8 @@ type Vault struct {
 	marked bool
 
 	snap atomic.Pointer[snapshot]
+	// lastAt is the last snapshot of another commit than HEAD read (see at).
+	lastAt atomic.Pointer[snapshot]
 	// wtMu is held by the committer from publishing a snapshot until the working
 	// tree matches it (see Changes).
 	wtMu sync.RWMutex

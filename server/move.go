@@ -96,17 +96,42 @@ type ArchiveResult struct {
 // (which the caller did not name), makes the move plan again, up to moveAttempts
 // times; then it is a conflict to retry as is.
 func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error) {
+	// A first plan while writes land: usually it still holds at the commit.
+	plan, planErr := v.planMove(ctx, r)
 	for attempt := 1; ; attempt++ {
-		plan, err := v.planMove(ctx, r)
-		if err != nil {
-			return nil, fmt.Errorf("move %s: %w", r.From, err)
+		// From the last check of the plan to its commit, writes of this process
+		// wait. Commits that landed since the plan are mostly about other notes:
+		// when none can touch it, it holds at the new HEAD. Otherwise (or when the
+		// first plan failed, its view overtaken by the index) it is worked out
+		// again with those writes held off, so neither a busy vault nor a stream
+		// of new links to the note starves the move.
+		v.writeMu.Lock()
+		head := string(v.Head())
+		switch {
+		case planErr != nil || head != plan.base && !plan.stillHolds(ctx, v, repo.CommitID(head)):
+			if plan, planErr = v.planMove(ctx, r); planErr != nil {
+				v.writeMu.Unlock()
+				return nil, fmt.Errorf("move %s: %w", r.From, planErr)
+			}
+		default:
+			plan.base = head
 		}
 		res, err := v.applyMove(ctx, r, plan)
-		if !replan(err, r.From) {
+		v.writeMu.Unlock()
+		var stale *repo.StaleBaseError
+		var ce *repo.ConflictError
+		switch {
+		case errors.As(err, &stale):
+			// Another process committed meanwhile: check the plan again.
+		case errors.As(err, &ce) && ce.Path != "" && ce.Path != r.From:
+			// Another process changed a note the move rewrites (not the caller's
+			// conflict: it named r.From): plan again.
+			planErr = err
+		default:
 			return res, err
 		}
 		if attempt == moveAttempts {
-			return nil, fmt.Errorf("move %s: %w", r.From, &repo.ConflictError{Reason: fmt.Sprintf("the vault kept changing while the move was worked out (%d attempts)", attempt)})
+			return nil, fmt.Errorf("move %s: %w", r.From, &repo.ConflictError{Reason: fmt.Sprintf("other processes kept changing the vault where the move reads (%d attempts)", attempt)})
 		}
 	}
 }
@@ -114,21 +139,49 @@ func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error
 // moveAttempts bounds how often MoveNote plans a move again.
 const moveAttempts = 5
 
-// replan reports whether err is a conflict a new plan can get past: the vault
-// moved on (repo.StaleBaseError), or a note the move rewrites changed. A conflict
-// on the moved note itself is the caller's (its expected revision).
-func replan(err error, from note.Path) bool {
-	var stale *repo.StaleBaseError
-	var ce *repo.ConflictError
-	return errors.As(err, &stale) || errors.As(err, &ce) && ce.Path != "" && ce.Path != from
+// stillHolds reports whether no commit between the plan's base and head can change
+// what the plan would be: none touched a note it writes, and none wrote a note
+// whose path or bytes mention a name of the moved note (its file name, path,
+// title or aliases, before or after): only such a note can link to it, or take
+// a name its links resolve by. A mention that is no link only costs a new plan.
+func (p *movePlan) stillHolds(ctx context.Context, v *Vault, head repo.CommitID) bool {
+	changes, err := v.Diff(ctx, p.base, string(head))
+	if err != nil {
+		return false
+	}
+	for _, c := range changes {
+		for _, q := range []note.Path{c.Path, c.From} {
+			if q != "" && p.touches[q] {
+				return false
+			}
+		}
+		text := strings.ToLower(string(c.Path) + "\n" + string(c.From))
+		if c.Revision != "" {
+			b, err := v.ReadRevision(ctx, c.Revision)
+			if err != nil {
+				return false
+			}
+			text += "\n" + strings.ToLower(string(b))
+		}
+		for _, w := range p.words {
+			if strings.Contains(text, w) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // movePlan is what a move will write.
 type movePlan struct {
 	changes   []repo.Change
 	rewritten []note.Path
-	// base is the commit the plan was worked out at.
+	// base is the commit the plan holds at (see stillHolds).
 	base string
+	// touches holds the paths the plan writes or moves; words the moved note's
+	// names, lowercased (stillHolds).
+	touches map[note.Path]bool
+	words   []string
 }
 
 // applyMove commits a planned move.
@@ -141,7 +194,8 @@ func (v *Vault) applyMove(ctx context.Context, r MoveRequest, plan *movePlan) (*
 		}
 		msg = repo.Subject(msg)
 	}
-	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun,
+	// Not v.Apply: MoveNote holds writeMu.
+	res, err := v.Vault.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpMove, Message: msg, Changes: plan.changes, DryRun: r.DryRun,
 		Base: repo.CommitID(plan.base)})
 	if err != nil {
 		err = fmt.Errorf("move %s: %w", r.From, err)
@@ -398,7 +452,21 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 		return nil, fmt.Errorf("%w: moving %s to %s would change where existing links resolve: %s; %s", repo.ErrInvalid, r.From, r.To, strings.Join(problems, "; "), hint)
 	}
 
-	plan := &movePlan{}
+	plan := &movePlan{touches: map[note.Path]bool{r.From: true, r.To: true}}
+	for _, p := range check {
+		plan.touches[p] = true
+	}
+	for _, n := range names {
+		if n == nil {
+			continue
+		}
+		ws := append([]string{note.Stem(n.Path), strings.TrimSuffix(string(n.Path), ".md"), n.Title}, n.Aliases...)
+		for _, w := range ws {
+			if w = strings.ToLower(strings.TrimSpace(w)); w != "" && !slices.Contains(plan.words, w) {
+				plan.words = append(plan.words, w)
+			}
+		}
+	}
 	plan.changes = append(plan.changes, repo.Change{Kind: repo.Move, From: r.From, Path: r.To, Content: newBytes[r.From], ExpectedRevision: fromRev})
 	var paths []note.Path
 	for p := range newBytes {

@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -521,6 +522,9 @@ func TestVault_MoveNote_NewReferrerMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := v.Head()
+	if plan.stillHolds(ctx, v, head) {
+		t.Fatal("the plan holds past a new note linking to the moved one")
+	}
 	if _, err := v.applyMove(ctx, req, plan); !errors.Is(err, repo.ErrConflict) {
 		t.Fatalf("the stale plan: %v", err)
 	}
@@ -561,6 +565,50 @@ func TestVault_MoveNote_NewReferrerMeanwhile(t *testing.T) {
 	}
 	if v.Head() != head {
 		t.Fatal("a refused move changed something")
+	}
+	assertClean(t, v)
+}
+
+// TestVault_MoveNote_UnrelatedWritesMeanwhile: commits that cannot touch a move's
+// plan (other notes, no mention of the moved note's names) leave it standing, so
+// moves are not starved on a busy vault; the move commits on top of them.
+func TestVault_MoveNote_UnrelatedWritesMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	v := servedVault(t, moveFixture)
+	req := MoveRequest{From: "a/Old.md", To: "d/New.md", Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}
+	plan, err := v.planMove(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "other"}, Op: repo.OpWrite,
+			Changes: []repo.Change{{Kind: repo.Put, Path: note.Path(fmt.Sprintf("z/n%d.md", i)), Content: []byte("# Z\nnothing to see\n")}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !plan.stillHolds(ctx, v, v.Head()) {
+		t.Fatal("unrelated notes made the plan stale")
+	}
+	// A note that names the moved note by its title does not (it may link to it).
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "other"}, Op: repo.OpWrite,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "z/mention.md", Content: []byte("# M\nAbout the old note.\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if plan.stillHolds(ctx, v, v.Head()) {
+		t.Fatal("a note naming the moved note's title left the plan standing")
+	}
+	// An edit of a note the move rewrites does not either.
+	edited := strings.Replace(moveFixture["c/y.md"], "# Y\n", "# Y\nMore.\n", 1)
+	if _, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "other"}, Op: repo.OpEdit,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "c/y.md", Content: []byte(edited), ExpectedRevision: v.Revision("c/y.md")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if plan.stillHolds(ctx, v, v.Head()) {
+		t.Fatal("an edit of a rewritten note left the plan standing")
+	}
+	res, err := v.MoveNote(ctx, req)
+	if err != nil || res.Commit == "" {
+		t.Fatalf("the move: %+v %v", res, err)
 	}
 	assertClean(t, v)
 }

@@ -18,6 +18,17 @@ type Vault struct {
 	Index    *Indexer
 
 	observers *commitObservers
+	// writeMu: writes through this Vault (Apply) hold it shared; a move holds it
+	// alone from its last check of the plan to its commit, so that no write of
+	// this process lands in between (MoveNote).
+	writeMu sync.RWMutex
+}
+
+// Apply is repo.Vault.Apply, in turn with a move's commit (see writeMu).
+func (v *Vault) Apply(ctx context.Context, tx repo.Tx) (*repo.Result, error) {
+	v.writeMu.RLock()
+	defer v.writeMu.RUnlock()
+	return v.Vault.Apply(ctx, tx)
 }
 
 // Open opens the vault at dir with its gates and index. Options' Gate, PathGate and
