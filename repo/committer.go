@@ -158,18 +158,50 @@ func (v *Vault) exclusive(fn func()) {
 	}
 	defer v.wlock.unlock()
 	v.syncForeign()
-	if v.idx.changedOnDisk() {
+	switch {
+	case v.away.Load():
+		if v.gitBusy() == nil {
+			// git is done with the working tree (a switch back, a finished
+			// merge): its index is what git left, not what Norn last wrote.
+			v.away.Store(false)
+			v.reloadIndex()
+			// A `git switch` reads HEAD before it takes the index lock: one that
+			// began as a batch moved the branch leaves git's index at the
+			// branch's previous commit, which recovery mends (it leaves what a
+			// person staged alone).
+			if v.mendLater {
+				v.mendLater = false
+				if err := v.recover(context.Background()); err != nil {
+					v.log.Error("recover working tree", "err", err)
+				}
+			}
+		}
+	case v.idxDirty:
+		// A batch's index write found git holding the lock: Norn's copy is HEAD's,
+		// git's a commit behind (it would stage the write's revert).
+		v.writeDirtyIndex()
+	case v.idx.changedOnDisk():
 		// git changed its index without moving the branch (git add, git rm
 		// --cached): writing Norn's copy back would undo that.
 		v.reloadIndex()
 	}
-	if v.away.Load() && v.gitBusy() == nil {
-		// git is done with the working tree (a switch back, a finished merge): its
-		// index is what git left, not what Norn last wrote.
-		v.away.Store(false)
-		v.reloadIndex()
-	}
 	fn()
+}
+
+// writeDirtyIndex writes Norn's copy of git's index once git has let go of it.
+func (v *Vault) writeDirtyIndex() {
+	if v.gitBusy() != nil {
+		return
+	}
+	v.idxMu.Lock()
+	defer v.idxMu.Unlock()
+	v.markWorktree()
+	if err := v.idx.write(); err != nil {
+		v.log.Error("write git index", "err", err)
+	} else {
+		v.idxDirty = false
+	}
+	v.unmarkWorktree()
 }
 
 // maxForeign bounds how many commits made elsewhere OnCommit is told about at once
@@ -281,6 +313,7 @@ func (v *Vault) reloadIndex() {
 	}
 	idx.drop = v.unlinks
 	v.idx = idx
+	v.idxDirty = false
 	clear(v.pendingStat)
 }
 
@@ -312,16 +345,34 @@ func (v *Vault) commitGroup(group []*request) {
 	if len(group) == 0 {
 		return
 	}
-	if err := v.gitBusyWait(context.Background()); err != nil {
+	// Take git's index lock for the whole batch, as git does: a `git switch` or
+	// `git commit` cannot start between the check below and the batch's index
+	// write (a switch meanwhile put this branch's files under the other's HEAD).
+	// The marker first: a crash while the lock is held leaves it, and Open then
+	// knows the lock is Norn's own and removes it.
+	v.markWorktree()
+	defer v.unmarkWorktree()
+	err := v.idx.lockIndex(lockWait)
+	if err != nil {
+		err = &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
+	} else if err = v.gitState(false); err != nil {
+		v.idx.unlockIndex()
+	}
+	if err != nil {
 		// The working tree and git's index are another branch's or a stopped git
 		// operation's: a commit here would overwrite its files (and the branch
 		// would get them back as edits).
-		v.away.Store(true)
+		var busy *BusyError
+		if !errors.As(err, &busy) || !busy.Locked {
+			v.away.Store(true)
+			v.mendLater = true // git may leave its index behind the branch (see exclusive)
+		}
 		for _, r := range group {
 			r.reply <- reply{err: err}
 		}
 		return
 	}
+	defer v.idx.unlockIndex() // when the batch wrote no index
 	base := v.snap.Load()
 	cur := base
 	var done []*staged
@@ -404,7 +455,7 @@ func (v *Vault) commitGroup(group []*request) {
 		// git began a command during the batch: read its index again once it is
 		// done (Open mends an index left a commit behind).
 		v.log.Error("write git index", "err", err)
-		v.away.Store(true)
+		v.idxDirty = true // written again once git lets go (exclusive, idle)
 	}
 	v.unmarkWorktree() // marked by writeWorktree
 	v.idxMu.Unlock()
@@ -862,5 +913,5 @@ func (v *Vault) isSymlink(base *snapshot) func(string) bool {
 func (v *Vault) hasIdleWork() bool {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	return len(v.pendingStat) > 0
+	return len(v.pendingStat) > 0 || v.idxDirty
 }

@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -32,7 +31,7 @@ var builtinIgnores = []string{
 func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	// While git works in the working tree (another branch checked out, a merge,
 	// a running command) its files are git's, not a person's edits to the branch.
-	if err := v.gitBusy(); err != nil {
+	if err := v.gitBusyWait(ctx); err != nil {
 		return nil, err
 	}
 	// Under wtMu the working tree matches snap. Files the committer writes during
@@ -117,13 +116,9 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 			}
 			return fmt.Errorf("read %s: %w", p, err)
 		}
-		id := objectID("blob", data)
-		if head != nil && head.id == id {
-			return nil
-		}
-		if head != nil && bytes.Contains(data, []byte("\r\n")) && objectID("blob", bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))) == head.id {
-			// git checked the file out with CRLF line endings (core.autocrlf,
-			// eol=crlf): the same text, not an edit.
+		if head != nil && sameText(data, head.id) {
+			// Unchanged, or checked out by git with CRLF line endings
+			// (core.autocrlf, eol=crlf): the same text, not an edit.
 			return nil
 		}
 		c := Change{Kind: Put, Path: note.Path(p), Content: data}
@@ -148,6 +143,11 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		}
 		if ignored(p, false) && exists(v.dir+"/"+p) {
 			return // tracked editor state, skipped by the walk
+		}
+		if ValidPath(p) != nil {
+			// A name Norn refuses, committed with git: git's to delete too.
+			v.log.Warn("skip the deletion of a file with an unusable name; commit it with git", "path", p)
+			return
 		}
 		if unwritten[p] == n.id || nameTooLong(p) {
 			// Norn committed the file but could not write it to the working tree

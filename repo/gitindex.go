@@ -27,6 +27,12 @@ type idxEntry struct {
 	uid, gid       uint32
 	size           uint32
 	stage          uint8 // only while decoding: Norn keeps stage 0
+	// ita (only while decoding): git add -N's intent to add, with the empty blob.
+	// Norn writes version 2 entries without that flag, which would stage an empty
+	// file, so loadGitIndex leaves it out (the file shows as untracked again). It
+	// is dropped there, after a split index is merged with its shared index by
+	// entry position.
+	ita bool
 }
 
 // gitIndex is Norn's copy of git's index file: entries sorted by name (byte order).
@@ -54,6 +60,37 @@ type gitIndex struct {
 	stale  map[string]struct{}
 	// splitBuf is the last split index encoded, reused for the next.
 	splitBuf []byte
+	// held is index.lock, taken ahead (lockIndex) for the next writeBytes.
+	held *os.File
+}
+
+// lockIndex takes .git/index.lock for the next write of the index, as git does
+// before it reads HEAD and changes the working tree: a git command (switch, merge,
+// commit) then waits for Norn's batch, or Norn for it. It waits up to wait for a
+// lock someone else holds.
+func (x *gitIndex) lockIndex(wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		f, err := createFile(x.path+".lock", 0o644)
+		if err == nil {
+			x.held = f
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// unlockIndex gives back a lock lockIndex took and no write used.
+func (x *gitIndex) unlockIndex() {
+	if x.held == nil {
+		return
+	}
+	x.held.Close()
+	os.Remove(x.path + ".lock")
+	x.held = nil
 }
 
 // touch records that name's entry may have changed since the last encode.
@@ -120,10 +157,7 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 			return x, nil
 		}
 		for _, e := range idx.Entries {
-			if e.IntentToAdd {
-				continue // see decodeIndex
-			}
-			entries = append(entries, idxEntry{
+			entries = append(entries, idxEntry{ita: e.IntentToAdd,
 				name: e.Name, id: hash(e.Hash), mode: uint32(e.Mode),
 				ctimeS: uint32(e.CreatedAt.Unix()), ctimeN: uint32(e.CreatedAt.Nanosecond()),
 				mtimeS: uint32(e.ModifiedAt.Unix()), mtimeN: uint32(e.ModifiedAt.Nanosecond()),
@@ -132,7 +166,7 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 		}
 	}
 	for _, e := range entries {
-		if e.stage == 0 {
+		if e.stage == 0 && !e.ita {
 			x.entries = append(x.entries, e)
 		}
 	}
@@ -242,9 +276,9 @@ const dropMin = 256 << 10
 // merge checking out thousands of files), which would fail half-way without it.
 func (x *gitIndex) writeBytes(b []byte) error {
 	lock := x.path + ".lock"
-	var f *os.File
-	var err error
-	for try := 0; ; try++ {
+	f, err := x.held, error(nil)
+	x.held = nil
+	for try := 0; f == nil; try++ {
 		f, err = createFile(lock, 0o644)
 		if err == nil {
 			break

@@ -26,6 +26,8 @@ var inProgress = []struct{ name, what, finish string }{
 // finishes what git is doing — retrying sooner fails the same way.
 type BusyError struct {
 	Reason string
+	// Locked: only a git command holding .git/index.lock (usually for a moment).
+	Locked bool
 }
 
 func (e *BusyError) Error() string { return "git has the working tree: " + e.Reason }
@@ -39,15 +41,19 @@ func (e *BusyError) Is(target error) bool { return target == ErrConflict }
 // must be off (files outside its cone are not deleted notes), and HEAD must still
 // name the branch the vault opened on (a `git switch` beside a running server
 // makes the working tree another branch's).
-func (v *Vault) gitBusy() error {
+func (v *Vault) gitBusy() error { return v.gitState(true) }
+
+// gitState is gitBusy; without lock, index.lock is not looked at (the caller
+// holds it).
+func (v *Vault) gitState(lock bool) error {
 	short := strings.TrimPrefix(v.branch, "refs/heads/")
 	for i, p := range inProgress {
 		if exists(v.busyMarks[i]) {
 			return &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s): finish it (%s), then retry", p.what, p.name, p.finish)}
 		}
 	}
-	if exists(v.busyMarks[len(inProgress)]) {
-		return &BusyError{Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
+	if lock && exists(v.busyMarks[len(inProgress)]) {
+		return &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
 	}
 	if exists(v.busyMarks[len(inProgress)+1]) && sparseCheckout(v.gitDir) {
 		return &BusyError{Reason: "sparse checkout is on, and Norn needs the whole working tree (it would take the files outside the cone for deleted notes): git sparse-checkout disable"}

@@ -341,6 +341,23 @@ func isHex(s string) bool {
 // (refs/heads/NAME) to a commit id. Hex is tried as an id first, then as a branch,
 // as git does.
 func (v *Vault) resolveBase(b string) (hash, error) {
+	if isHex(b) {
+		// An id or a prefix of one, with Norn's own readers first (go-git's pack
+		// list can lag behind packs Norn merged and deleted). Before go-git's lock:
+		// readCommit falls back to go-git, which takes it.
+		var commits []hash
+		for _, id := range v.objs.withPrefix(strings.ToLower(b)) {
+			if _, err := v.readCommit(id); err == nil {
+				commits = append(commits, id)
+			}
+		}
+		switch {
+		case len(commits) == 1:
+			return commits[0], nil
+		case len(commits) > 1:
+			return zeroHash, invalidf("%s is ambiguous: %d commits start with it; give more digits", b, len(commits))
+		}
+	}
 	g := v.objs.lockGit()
 	defer v.objs.mu.Unlock()
 	r, err := git.Open(g, nil)
@@ -355,21 +372,7 @@ func (v *Vault) resolveBase(b string) (hash, error) {
 		return hash(ref.Hash()), nil
 	}
 	if isHex(b) {
-		// An id or a prefix of one, with Norn's own readers (go-git's pack list can
-		// lag behind packs Norn merged and deleted); then go-git, which also reads
-		// packs Norn cannot (and tries ref names).
-		var commits []hash
-		for _, id := range v.objs.withPrefix(strings.ToLower(b)) {
-			if _, err := v.readCommit(id); err == nil {
-				commits = append(commits, id)
-			}
-		}
-		switch {
-		case len(commits) == 1:
-			return commits[0], nil
-		case len(commits) > 1:
-			return zeroHash, invalidf("%s is ambiguous: %d commits start with it; give more digits", b, len(commits))
-		}
+		// Then go-git, which also reads packs Norn cannot (and tries ref names).
 		if h, err := r.ResolveRevision(plumbing.Revision(b)); err == nil {
 			return hash(*h), nil
 		}

@@ -68,10 +68,14 @@ func gitConfigBool(gitDir, section, key string) (val, set bool) {
 				cur = strings.ToLower(strings.Trim(line, "[] \t"))
 				continue
 			}
+			if i := strings.IndexAny(line, "#;"); i >= 0 {
+				line = strings.TrimSpace(line[:i]) // a comment
+			}
 			k, v, ok := strings.Cut(line, "=")
 			if !ok {
 				k, v = line, "true" // a bare key is true
 			}
+			v = strings.Trim(strings.TrimSpace(v), `"`)
 			if cur == section && strings.EqualFold(strings.TrimSpace(k), key) {
 				switch strings.ToLower(strings.TrimSpace(v)) {
 				case "true", "yes", "on", "1", "always":

@@ -295,12 +295,11 @@ func decodeIndex(b []byte) (entries []idxEntry, link []byte, err error) {
 		copy(e.id[:], b[off+40:off+60])
 		flags := binary.BigEndian.Uint16(b[off+60:])
 		hdr := 62
-		ita := false
 		if flags&0x4000 != 0 { // extended flags (version 3)
 			if ver < 3 {
 				return nil, nil, fmt.Errorf("extended flags in a version 2 index")
 			}
-			ita = binary.BigEndian.Uint16(b[off+62:])&0x2000 != 0
+			e.ita = binary.BigEndian.Uint16(b[off+62:])&0x2000 != 0
 			hdr += 2
 		}
 		nl := int(flags & 0xfff)
@@ -317,12 +316,6 @@ func decodeIndex(b []byte) (entries []idxEntry, link []byte, err error) {
 		e.name = string(b[off+hdr : off+hdr+nl])
 		e.stage = uint8((flags >> 12) & 3)
 		off += (hdr + nl + 8) &^ 7
-		if ita {
-			// git add -N: an intent to add, with the empty blob. Norn writes
-			// version 2 entries without the flag, which would stage an empty
-			// file; left out, the file shows as untracked again.
-			continue
-		}
 		entries = append(entries, e)
 	}
 	for off+8 <= end {

@@ -118,6 +118,10 @@ type Vault struct {
 	// away is set when git's index or the working tree was found to be git's (see
 	// gitBusy): the committer reads git's index again once they are the branch's.
 	away atomic.Bool
+	// mendLater: Open found git busy and left recovery for when it is done;
+	// idxDirty: Norn's copy of git's index could not be written (git held the
+	// lock) and is to be written again. Both are the committer's (and Open's).
+	mendLater, idxDirty bool
 	// busyMarks are the paths gitBusy looks for (busyMarkPaths).
 	busyMarks []string
 	// logRefs: write reflogs even where none exist yet (core.logAllRefUpdates,

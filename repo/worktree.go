@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,12 +69,16 @@ func (v *Vault) fillPendingStat() {
 
 // refreshIndex writes the index again once stat data is pending (when idle).
 func (v *Vault) refreshIndex() {
+	if v.idxDirty {
+		v.writeDirtyIndex()
+	}
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
 	if len(v.pendingStat) > 0 && v.gitBusy() != nil {
 		// git's index is git's now (another branch, a merge): leave it; it is read
 		// again once git is done (see exclusive).
 		v.away.Store(true)
+		v.mendLater = true
 		clear(v.pendingStat)
 		return
 	}
@@ -255,12 +260,14 @@ func (v *Vault) recover(ctx context.Context) error {
 		keep = v.idx.shared.id
 	}
 	removeOldShared(v.gitDir, keep)
-	if err := v.gitBusy(); err != nil {
+	if err := v.gitBusyWait(ctx); err != nil {
 		// A merge stopped on conflicts, a rebase, a running git command: git's index
 		// (its conflict stages, which Norn does not keep) and the working tree are
-		// git's now. Mending them from HEAD would undo its work.
+		// git's now. Mending them from HEAD would undo its work; it is done once
+		// git is (see exclusive).
 		v.log.Info("git is busy in the working tree; leaving it and git's index alone", "why", err)
 		v.away.Store(true)
+		v.mendLater = true
 		v.unmarkWorktree()
 		return nil
 	}
@@ -447,6 +454,13 @@ func (v *Vault) checkWorktreeClean(p note.Path, expected Revision) error {
 			return nil
 		}
 	}
+	if head != nil {
+		if fi, err := v.wt.Lstat(string(p)); err == nil && fi.Mode().IsRegular() {
+			if data, err := v.wt.ReadFile(string(p)); err == nil && sameText(data, head.id) {
+				return nil // HEAD's text, perhaps checked out with CRLF
+			}
+		}
+	}
 	id, err := v.worktreeID(string(p))
 	if err != nil || (head != nil && id == head.id) {
 		return err
@@ -611,4 +625,13 @@ func (v *Vault) treesBefore(tip hash, n int) ([]hash, error) {
 		id = c.parents[0]
 	}
 	return out, nil
+}
+
+// sameText reports whether data is the blob id: its very bytes, or the same text
+// with CRLF line endings, as git checks it out under core.autocrlf or eol=crlf.
+func sameText(data []byte, id hash) bool {
+	if objectID("blob", data) == id {
+		return true
+	}
+	return bytes.Contains(data, []byte("\r\n")) && objectID("blob", bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))) == id
 }

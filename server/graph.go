@@ -34,6 +34,28 @@ func (x *Indexer) Graph(ctx context.Context) (*graph.Index, error) {
 	return ix, nil
 }
 
+// graphNow is Graph without waiting: the index when it is at HEAD (after a catch-up
+// only if no other one is running), else nil.
+func (x *Indexer) graphNow() *graph.Index {
+	if x == nil {
+		return nil
+	}
+	ix, _ := x.index()
+	if ix == nil {
+		return nil
+	}
+	if ix.Commit() != string(x.vault.Head()) {
+		x.catchUpNow() // skipped when a catch-up or rebuild holds the lock
+		if ix.Commit() != string(x.vault.Head()) {
+			return nil
+		}
+	}
+	if x.checked(ix, ix.LoadLinks()) != nil {
+		return nil
+	}
+	return ix
+}
+
 // logger is the indexer's logger (the default one for a nil indexer).
 func (x *Indexer) logger() *slog.Logger {
 	if x == nil || x.log == nil {

@@ -92,7 +92,8 @@ func (m *Maintainer) Round(ctx context.Context) error {
 // not committed and writes are refused as conflicts.
 func (m *Maintainer) noteBusy(err error) {
 	why := ""
-	if err != nil {
+	var busy *repo.BusyError
+	if errors.As(err, &busy) && !busy.Locked { // a lock is usually a moment's
 		why = err.Error()
 	}
 	if why == m.busy || m.Logger == nil {

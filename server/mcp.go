@@ -481,7 +481,7 @@ type WriteResult struct {
 	// Relinked lists links in other notes that this write makes resolve
 	// differently (a new note taking over links, a retitled note losing them, a
 	// removed heading), as HEAD stood before it, at most 50; RelinkedTotal counts
-	// them all. Empty when the search index is unavailable.
+	// them all. Empty when the search index is unavailable or busy catching up.
 	Relinked      []Relink `json:"relinked,omitempty"`
 	RelinkedTotal int      `json:"relinked_total,omitempty"`
 }

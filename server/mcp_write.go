@@ -499,7 +499,8 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 		ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}
 		rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
 		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun, ch))
-		if errors.Is(err, repo.ErrConflict) && attempt < 3 {
+		var busy *repo.BusyError
+		if errors.Is(err, repo.ErrConflict) && !errors.As(err, &busy) && attempt < 3 {
 			continue
 		}
 		if err != nil {

@@ -96,8 +96,13 @@ type ArchiveResult struct {
 // (which the caller did not name), makes the move plan again, up to moveAttempts
 // times; then it is a conflict to retry as is.
 func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error) {
-	// A first plan while writes land: usually it still holds at the commit.
+	// A first plan while writes land: usually it still holds at the commit. Only
+	// a note gone from under its view (the index moved on while it read) can be
+	// the writes' doing; any other refusal stands.
 	plan, planErr := v.planMove(ctx, r)
+	if planErr != nil && !errors.Is(planErr, repo.ErrNotFound) {
+		return nil, fmt.Errorf("move %s: %w", r.From, planErr)
+	}
 	for attempt := 1; ; attempt++ {
 		// From the last check of the plan to its commit, writes of this process
 		// wait. Commits that landed since the plan are mostly about other notes:
@@ -123,15 +128,16 @@ func (v *Vault) MoveNote(ctx context.Context, r MoveRequest) (*MoveResult, error
 		switch {
 		case errors.As(err, &stale):
 			// Another process committed meanwhile: check the plan again.
-		case errors.As(err, &ce) && ce.Path != "" && ce.Path != r.From:
+		case errors.As(err, &ce) && ce.Path != "" && ce.Path != r.From && ce.Current != ce.Expected:
 			// Another process changed a note the move rewrites (not the caller's
-			// conflict: it named r.From): plan again.
+			// conflict: it named r.From; nor a person's uncommitted edit, whose
+			// revision is the expected one): plan again.
 			planErr = err
 		default:
 			return res, err
 		}
 		if attempt == moveAttempts {
-			return nil, fmt.Errorf("move %s: %w", r.From, &repo.ConflictError{Reason: fmt.Sprintf("other processes kept changing the vault where the move reads (%d attempts)", attempt)})
+			return nil, fmt.Errorf("move %s: %w (the last: %v)", r.From, &repo.ConflictError{Reason: fmt.Sprintf("other processes kept changing the vault where the move reads (%d attempts)", attempt)}, err)
 		}
 	}
 }

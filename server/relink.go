@@ -39,11 +39,6 @@ const maxRelinks = 50
 // error it returns nil. Only notes created, or whose names (title, aliases,
 // headings) change, can relink: an unchanged name costs one parse of the old note.
 func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph.Hidden) []Relink {
-	ix, err := v.Index.Graph(ctx)
-	if err != nil {
-		return nil
-	}
-	lv := &linkView{src: ix, commit: ix.Commit(), vault: v.Vault, notes: map[note.Path]viewNote{}}
 	var gone []note.Path
 	var added, names []*note.Note
 	written := map[note.Path]bool{}
@@ -54,7 +49,11 @@ func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph
 		}
 		written[c.Path] = true
 		nn := parseAt(c.Path, c.Content)
-		old, _, err := lv.note(ctx, c.Path)
+		var old *note.Note
+		b, err := v.Vault.Read(ctx, c.Path, "")
+		if err == nil {
+			old = parseAt(c.Path, b.Content)
+		}
 		switch {
 		case errors.Is(err, repo.ErrNotFound):
 		case err != nil:
@@ -71,8 +70,15 @@ func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph
 		added, names = append(added, nn), append(names, nn)
 	}
 	if len(added) == 0 {
+		return nil // no name changes: nothing to ask the index
+	}
+	// The index at HEAD, without waiting: a report must not make the write wait
+	// behind a large catch-up or a rebuild.
+	ix := v.Index.graphNow()
+	if ix == nil {
 		return nil
 	}
+	lv := &linkView{src: ix, commit: ix.Commit(), vault: v.Vault, notes: map[note.Path]viewNote{}}
 	// Only links that meet a changed name can resolve differently (Referrers); a
 	// note whose title and aliases stay can only lose headings its backlinks name.
 	check := map[note.Path]bool{}
