@@ -136,7 +136,7 @@ func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph
 				if hidden == nil || !hidden(a.Target) {
 					r.To = a.Target
 				}
-				r.HeadingMissing = a.Target == b.Target
+				r.HeadingMissing = l.Heading != "" && !a.HeadingFound
 			case graph.LinkAmbiguous:
 				for _, c := range a.Candidates {
 					if hidden == nil || !hidden(c) {
