@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -47,10 +46,8 @@ func (v *Vault) gitBusy() error { return v.gitState(true) }
 // holds it).
 func (v *Vault) gitState(lock bool) error {
 	short := strings.TrimPrefix(v.branch, "refs/heads/")
-	for i, p := range inProgress {
-		if exists(v.busyMarks[i]) {
-			return &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s): finish it (%s), then retry", p.what, p.name, p.finish)}
-		}
+	if err := stoppedOp(v.busyMarks, "then retry"); err != nil {
+		return err
 	}
 	if lock && exists(v.busyMarks[len(inProgress)]) {
 		return &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
@@ -58,15 +55,26 @@ func (v *Vault) gitState(lock bool) error {
 	if exists(v.busyMarks[len(inProgress)+1]) && sparseCheckout(v.gitDir) {
 		return &BusyError{Reason: "sparse checkout is on, and Norn needs the whole working tree (it would take the files outside the cone for deleted notes): git sparse-checkout disable"}
 	}
-	b, err := readSmall(filepath.Join(v.gitDir, "HEAD"))
-	if err != nil {
-		return fmt.Errorf("read HEAD: %w", err)
+	ref, detached, err := readHead(v.gitDir)
+	switch {
+	case err != nil:
+		return err
+	case ref == "":
+		return &BusyError{Reason: fmt.Sprintf("HEAD is detached (at %.12s), and this vault writes to branch %s: git switch %s when you are done", detached, short, short)}
+	case ref != v.branch:
+		return &BusyError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: git switch %s, or restart norn on the new branch", strings.TrimPrefix(ref, "refs/heads/"), short, short)}
 	}
-	b = bytes.TrimSpace(b)
-	if ref, ok := bytes.CutPrefix(b, []byte("ref: ")); !ok {
-		return &BusyError{Reason: fmt.Sprintf("HEAD is detached (at %.12s), and this vault writes to branch %s: git switch %s when you are done", b, short, short)}
-	} else if string(ref) != v.branch {
-		return &BusyError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: git switch %s, or restart norn on the new branch", bytes.TrimPrefix(ref, []byte("refs/heads/")), short, short)}
+	return nil
+}
+
+// stoppedOp returns a *BusyError for the git operation stopped half-way whose
+// file or folder of marks (busyMarkPaths) exists, or nil; then says what to do
+// once it is finished.
+func stoppedOp(marks []string, then string) error {
+	for i, p := range inProgress {
+		if exists(marks[i]) {
+			return &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s): finish it (%s), %s", p.what, p.name, p.finish, then)}
+		}
 	}
 	return nil
 }

@@ -15,18 +15,29 @@ import (
 // errBranchMoved: the branch is not at the commit the committer built on.
 var errBranchMoved = errors.New("branch moved")
 
-// readSymbolicHead returns the branch HEAD points at ("refs/heads/main").
-func readSymbolicHead(gitDir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+// readHead reads .git/HEAD: the ref it names ("refs/heads/main"), or, when it is
+// detached, "" and the commit id it holds.
+func readHead(gitDir string) (ref, detached string, err error) {
+	b, err := readSmall(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
-		return "", fmt.Errorf("read HEAD: %w", err)
+		return "", "", fmt.Errorf("read HEAD: %w", err)
 	}
 	s := strings.TrimSpace(string(b))
-	ref, ok := strings.CutPrefix(s, "ref: ")
-	if !ok {
-		return "", fmt.Errorf("%w: HEAD is detached (at %s); check out a branch first", ErrNotVault, s)
+	if ref, ok := strings.CutPrefix(s, "ref: "); ok {
+		return ref, "", nil
 	}
-	if !strings.HasPrefix(ref, "refs/heads/") {
+	return "", s, nil
+}
+
+// readSymbolicHead returns the branch HEAD points at ("refs/heads/main").
+func readSymbolicHead(gitDir string) (string, error) {
+	ref, detached, err := readHead(gitDir)
+	switch {
+	case err != nil:
+		return "", err
+	case ref == "":
+		return "", fmt.Errorf("%w: HEAD is detached (at %s); check out a branch first", ErrNotVault, detached)
+	case !strings.HasPrefix(ref, "refs/heads/"):
 		return "", fmt.Errorf("%w: HEAD points at %s, not a branch", ErrNotVault, ref)
 	}
 	return ref, nil

@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/config"
 )
 
 // git's split index (index-format "link" extension): .git/index holds only the
@@ -51,17 +48,8 @@ func sharedIndexPath(gitDir string, id hash) string {
 
 // splitIndexEnabled reads core.splitIndex from the repository's config.
 func splitIndexEnabled(gitDir string) bool {
-	f, err := os.Open(filepath.Join(gitDir, "config"))
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	c, err := config.ReadConfig(f)
-	if err != nil {
-		return true
-	}
-	v := strings.ToLower(c.Raw.Section("core").Option("splitIndex"))
-	return v != "false" && v != "no" && v != "off" && v != "0"
+	on, set := gitConfigBool(gitDir, "core", "splitIndex")
+	return on || !set
 }
 
 // encodedIndex is an index ready to be written: .git/index's bytes and, when a new

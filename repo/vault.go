@@ -174,11 +174,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	}
 	branch, err := readSymbolicHead(gitDir)
 	if err != nil {
-		for _, p := range inProgress {
-			if exists(filepath.Join(gitDir, p.name)) {
-				// A rebase detaches HEAD while it runs: say so, not "not a vault".
-				return nil, fmt.Errorf("open vault %s: %w", abs, &BusyError{Reason: fmt.Sprintf("%s is in progress (.git/%s) and HEAD is detached: finish it (%s), then run norn again", p.what, p.name, p.finish)})
-			}
+		// A rebase detaches HEAD while it runs: say so, not "not a vault".
+		if busy := stoppedOp(busyMarkPaths(gitDir), "then run norn again"); busy != nil {
+			return nil, fmt.Errorf("open vault %s: %w", abs, busy)
 		}
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
