@@ -24,6 +24,12 @@ func (se *searcher) covered(cs []cand) bool {
 	return best >= n
 }
 
+// feedbackMinDocs is how many feedback docs must hold a term for it to expand the
+// query (Terrier's expansion.mindocuments default): a word found in one doc only
+// is that doc's, not the topic's, and a short note would otherwise lend every
+// word of its few the largest shares.
+const feedbackMinDocs = 2
+
 // feedback expands the query with the terms most typical of the best docs
 // (RM3-style pseudo-relevance feedback) and scores everything again.
 func (se *searcher) feedback(cs []cand, allowed docSet) ([]cand, error) {
@@ -34,6 +40,8 @@ func (se *searcher) feedback(cs []cand, allowed docSet) ([]cand, error) {
 	}
 	st := se.ix.an.newStemmer()
 	prob := map[string]float64{}
+	in := map[string]int{} // feedback docs holding the term
+	used := 0
 	for _, c := range top {
 		raw, err := se.ix.get(docKey(prefixText, c.doc))
 		if err != nil {
@@ -57,17 +65,23 @@ func (se *searcher) feedback(cs []cand, allowed docSet) ([]cand, error) {
 		if n == 0 {
 			continue
 		}
+		used++
 		wd := c.score / sum
 		for tm, k := range tf {
 			prob[tm] += wd * float64(k) / float64(n)
+			in[tm]++
 		}
 	}
+	need := min(used, feedbackMinDocs)
 	type tp struct {
 		t string
 		p float64
 	}
 	var tps []tp
 	for t, p := range prob {
+		if in[t] < need {
+			continue
+		}
 		tps = append(tps, tp{t, p})
 	}
 	slices.SortFunc(tps, func(a, b tp) int {
