@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"math/rand/v2"
 	"os"
@@ -394,6 +395,11 @@ func TestIndex_DamagedBlock(t *testing.T) {
 						t.Errorf("close: %v", err)
 					}
 				}()
+				if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+					// The table was obsolete (a compaction's input pebble had not
+					// yet removed when the pristine index closed); Open deleted it.
+					return
+				}
 				if err := ix.Verify(ctx); !errors.Is(err, graph.ErrCorrupt) {
 					t.Errorf("verify: %v, want ErrCorrupt", err)
 				}
