@@ -66,10 +66,12 @@ func defaultSearch() Search {
 		},
 		FolderFactors: map[string]float64{},
 		StopWords: []string{
-			// Lucene's English stop set.
-			"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
-			"into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the",
-			"their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+			// graph.DefaultStopWords, the list the ranking is measured with (a test in
+			// package server holds the two equal).
+			"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has",
+			"have", "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or",
+			"such", "that", "the", "their", "then", "there", "these", "they", "this", "to",
+			"was", "were", "what", "when", "where", "which", "who", "will", "with",
 		},
 		ChunksPerFile: 1,
 		Prefix:        0.2,

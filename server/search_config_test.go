@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,12 +15,18 @@ import (
 )
 
 // TestSearchOptionsFrom_Defaults: the defaults of .norn/config.yaml's search section
-// are exactly graph's, so the figures measured with graph.DefaultWeights are what a
-// vault without settings gets.
+// are exactly graph's (weights, stop words and the rest), so the figures measured
+// with graph's defaults are what a vault without settings gets.
 func TestSearchOptionsFrom_Defaults(t *testing.T) {
-	got := server.SearchOptionsFrom(config.Default(), nil).Weights
-	if want := graph.DefaultWeights(); got != want {
-		t.Fatalf("search defaults of config.yaml:\n%+v\ngraph's defaults:\n%+v", got, want)
+	got := server.SearchOptionsFrom(config.Default(), nil)
+	if want := graph.DefaultWeights(); got.Weights != want {
+		t.Fatalf("search defaults of config.yaml:\n%+v\ngraph's defaults:\n%+v", got.Weights, want)
+	}
+	if !slices.Equal(got.StopWords, graph.DefaultStopWords) {
+		t.Errorf("stop words of config.yaml:\n%q\ngraph's:\n%q", got.StopWords, graph.DefaultStopWords)
+	}
+	if got.DiversityCap != 0 || len(got.FolderFactors) != 0 || got.ChunksPerFile != 1 {
+		t.Errorf("diversity cap %d, folder factors %v, chunks per file %d: want graph's 0, none, 1", got.DiversityCap, got.FolderFactors, got.ChunksPerFile)
 	}
 }
 
