@@ -76,6 +76,7 @@ type benchQueries struct {
 type benchQuality struct {
 	Judged   int     `json:"judged"`
 	MRR10    float64 `json:"mrr_at_10"`
+	NDCG10   float64 `json:"ndcg_at_10"`
 	Recall1  float64 `json:"recall_at_1"`
 	Recall10 float64 `json:"recall_at_10"`
 }
@@ -365,8 +366,9 @@ func loadQrels(path string) (qrels, error) {
 // does: over the queries with judgements; a judged document counts as relevant
 // whatever its grade; documents are compared by path when the qrels name paths (a "/"
 // or ".md"; leading "." and "/" of results dropped), else by file stem. MRR@k is the
-// reciprocal rank of the first relevant result in the top k; recall@n the relevant
-// results in the top n over the number judged.
+// reciprocal rank of the first relevant result in the top k; nDCG@k gains 2^grade−1
+// at rank i discounted by log2(i+1), over the ideal ordering of the judged grades;
+// recall@n the relevant results in the top n over the number judged.
 func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 	byPath := false
 	for _, rel := range q {
@@ -399,11 +401,27 @@ func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 		for _, r := range run[qid] {
 			docs = append(docs, key(r))
 		}
+		rr, dcg := 0.0, 0.0
 		for i, d := range docs[:min(k, len(docs))] {
-			if _, ok := rel[d]; ok {
-				out.MRR10 += 1 / float64(i+1)
-				break
+			if g, ok := rel[d]; ok {
+				if rr == 0 {
+					rr = 1 / float64(i+1)
+				}
+				dcg += (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
 			}
+		}
+		grades := make([]int, 0, len(rel))
+		for _, g := range rel {
+			grades = append(grades, g)
+		}
+		slices.SortFunc(grades, func(a, b int) int { return b - a })
+		idcg := 0.0
+		for i, g := range grades[:min(k, len(grades))] {
+			idcg += (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
+		}
+		out.MRR10 += rr
+		if idcg > 0 {
+			out.NDCG10 += dcg / idcg
 		}
 		out.Recall1 += recall(docs, rel, 1)
 		out.Recall10 += recall(docs, rel, 10)
@@ -411,6 +429,7 @@ func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 	if out.Judged > 0 {
 		n := float64(out.Judged)
 		out.MRR10 = round(out.MRR10/n, 4)
+		out.NDCG10 = round(out.NDCG10/n, 4)
 		out.Recall1 = round(out.Recall1/n, 4)
 		out.Recall10 = round(out.Recall10/n, 4)
 	}
@@ -752,6 +771,7 @@ func printBench(e *env, r *benchReport) {
 			fq = *f.Quality
 		}
 		row("MRR@10", r.Quality.MRR10, fq.MRR10, "%.4f", false)
+		row("nDCG@10", r.Quality.NDCG10, fq.NDCG10, "%.4f", false)
 		row("recall@1", r.Quality.Recall1, fq.Recall1, "%.4f", false)
 		row("recall@10", r.Quality.Recall10, fq.Recall10, "%.4f", false)
 	}

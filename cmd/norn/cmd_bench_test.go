@@ -214,13 +214,15 @@ func TestScoreRun(t *testing.T) {
 		// "d" has no results.
 	}
 	got := scoreRun(q, run, 10)
-	want := benchQuality{Judged: 4, MRR10: 0.375, Recall1: 0.25, Recall10: 0.5} // ranks 1; 2 and 4 of 2 judged; none; none
+	// ranks 1; 2 and 4 of 2 judged; none; none. nDCG@10: a 1, b (3/log2 3 + 1/log2 5) /
+	// (3 + 1/log2 3) = .6399 (x/3.md has grade 2), c 0, d 0 (a grade-0 judgement gains nothing).
+	want := benchQuality{Judged: 4, MRR10: 0.375, NDCG10: 0.41, Recall1: 0.25, Recall10: 0.5}
 	if got != want {
 		t.Fatalf("by path: got %+v, want %+v", got, want)
 	}
 	// Qrels naming stems compare results by file stem.
 	got = scoreRun(qrels{"a": {"184": 1}}, map[string][]string{"a": {"docs/7.md", "docs/184.md"}}, 10)
-	if got.MRR10 != 0.5 || got.Recall1 != 0 || got.Recall10 != 1 {
+	if got.MRR10 != 0.5 || got.NDCG10 != 0.6309 || got.Recall1 != 0 || got.Recall10 != 1 {
 		t.Fatalf("by stem: %+v", got)
 	}
 	if got := scoreRun(qrels{}, run, 10); got != (benchQuality{}) {
