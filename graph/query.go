@@ -12,7 +12,7 @@ type ClauseKind string
 // The clause kinds ParseQuery produces.
 const (
 	ClauseWord   ClauseKind = "word"   // a bare word: scored, optional
-	ClausePhrase ClauseKind = "phrase" // "two words": scored, required
+	ClausePhrase ClauseKind = "phrase" // "two words": scored; required only as +"…"
 	ClauseTag    ClauseKind = "tag"    // tag:x, a filter (nested tags match: tag:a matches a/b)
 	ClauseFolder ClauseKind = "folder" // folder:x, a filter on the path's folder prefix
 	ClauseField  ClauseKind = "field"  // key:value, a filter on a frontmatter field
@@ -35,7 +35,7 @@ type Clause struct {
 	Value string
 	// Negated clauses ("-x") exclude every note they match.
 	Negated bool
-	// Required clauses must match: phrases, filters and "+word".
+	// Required clauses must match: filters, "+word" and +"a phrase".
 	Required bool
 	// Or joins this clause to the previous one ("a OR b"): of a run of clauses joined
 	// by OR, at least one must match when any of them is required.
@@ -44,10 +44,11 @@ type Clause struct {
 	Pos int
 }
 
-// ParseQuery parses s. Syntax: bare words (ORed and ranked by BM25F), "phrases"
-// (required, matched on positions), -x to exclude a word, phrase or filter, +word to
-// require a word, tag:x, folder:x, key:value (a frontmatter field; the value may be
-// quoted), and OR between clauses to make them alternatives. Errors wrap ErrQuery
+// ParseQuery parses s. Syntax: bare words and "phrases" (ORed and ranked by BM25F;
+// phrases matched on positions), -x to exclude a word, phrase or filter, +x to
+// require a word or phrase, tag:x, folder:x, key:value (a frontmatter field; the
+// value may be quoted), and OR between clauses to make them alternatives. A lone
+// '-' or '+' is punctuation, as is a quote's trailing comma or question mark. Errors wrap ErrQuery
 // and are *QueryError values with the byte position and the reason.
 func ParseQuery(s string) (*Query, error) {
 	p := parser{s: s}
@@ -79,7 +80,8 @@ func (p *parser) parse() (*Query, error) {
 		switch p.s[p.i] {
 		case '-', '+':
 			if p.i+1 >= len(p.s) || isSpaceAt(p.s, p.i+1) {
-				return nil, p.fail(start, "'"+p.s[p.i:p.i+1]+"' must be followed by a word, phrase or filter")
+				p.i++ // a dash between words ("slow - even broken") is punctuation
+				continue
 			}
 			negated, required = p.s[p.i] == '-', p.s[p.i] == '+'
 			p.i++
@@ -93,7 +95,7 @@ func (p *parser) parse() (*Query, error) {
 			if err != nil {
 				return nil, err
 			}
-			c = Clause{Kind: ClausePhrase, Value: v, Required: true}
+			c = Clause{Kind: ClausePhrase, Value: v}
 		} else {
 			tok := p.token()
 			if tok == "OR" && !negated && !required {
@@ -199,7 +201,11 @@ func (p *parser) quoted() (string, error) {
 		return "", p.fail(open, "empty phrase")
 	}
 	if p.i < len(p.s) && !isSpaceAt(p.s, p.i) {
-		return "", p.fail(p.i, "a closing quote must be followed by a space")
+		// "a phrase", or "a phrase"? ends the phrase as it does in prose; a letter or
+		// digit after the quote ("a"b) leaves it unclear where the phrase ends.
+		if r, _ := utf8.DecodeRuneInString(p.s[p.i:]); !unicode.IsPunct(r) && !unicode.IsSymbol(r) {
+			return "", p.fail(p.i, "a closing quote must be followed by a space or punctuation")
+		}
 	}
 	return v, nil
 }

@@ -17,12 +17,15 @@ func TestParseQuery(t *testing.T) {
 		want []C
 	}{
 		{"bloom filter", []C{{Kind: "word", Value: "bloom", Pos: 0}, {Kind: "word", Value: "filter", Pos: 6}}},
-		{`"count min" sketch`, []C{{Kind: "phrase", Value: "count min", Required: true}, {Kind: "word", Value: "sketch", Pos: 12}}},
+		{`"count min" sketch`, []C{{Kind: "phrase", Value: "count min"}, {Kind: "word", Value: "sketch", Pos: 12}}},
+		{`+"count min" sketch`, []C{{Kind: "phrase", Value: "count min", Required: true}, {Kind: "word", Value: "sketch", Pos: 13}}},
+		{`"count min", sketch`, []C{{Kind: "phrase", Value: "count min"}, {Kind: "word", Value: ",", Pos: 11}, {Kind: "word", Value: "sketch", Pos: 13}}},
+		{"a - b +", []C{{Kind: "word", Value: "a"}, {Kind: "word", Value: "b", Pos: 4}}},
 		{"-draft +hash", []C{{Kind: "word", Value: "draft", Negated: true}, {Kind: "word", Value: "hash", Required: true, Pos: 7}}},
 		{"tag:#data/sets folder:/tech/", []C{{Kind: "tag", Value: "data/sets", Required: true}, {Kind: "folder", Value: "tech", Required: true, Pos: 15}}},
 		{`status:active Owner:"Ada L"`, []C{{Kind: "field", Key: "status", Value: "active", Required: true}, {Kind: "field", Key: "owner", Value: "Ada L", Required: true, Pos: 14}}},
 		{"a OR b", []C{{Kind: "word", Value: "a"}, {Kind: "word", Value: "b", Or: true, Pos: 5}}},
-		{`"x y" OR tag:z`, []C{{Kind: "phrase", Value: "x y", Required: true}, {Kind: "tag", Value: "z", Required: true, Or: true, Pos: 9}}},
+		{`"x y" OR tag:z`, []C{{Kind: "phrase", Value: "x y"}, {Kind: "tag", Value: "z", Required: true, Or: true, Pos: 9}}},
 		{"-tag:old notes", []C{{Kind: "tag", Value: "old", Required: true, Negated: true}, {Kind: "word", Value: "notes", Pos: 9}}},
 		// Not filters: a colon at the end, a double colon, a URL, a non-key.
 		{"Note: std::vector http://x.org 12:30", []C{{Kind: "word", Value: "Note:"}, {Kind: "word", Value: "std::vector", Pos: 6}, {Kind: "word", Value: "http://x.org", Pos: 18}, {Kind: "word", Value: "12:30", Pos: 31}}},
@@ -54,8 +57,8 @@ func TestParseQuery_Errors(t *testing.T) {
 		{`""`, 0},
 		{`"  "`, 0},
 		{`"a"b`, 3},
-		{"a -", 2},
 		{"+", 0},
+		{"- -", 0},
 		{"--a", 1},
 		{"OR a", 0},
 		{"a OR", 2},

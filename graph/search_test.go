@@ -38,6 +38,10 @@ func TestIndex_Search(t *testing.T) {
 		{q: "config", top: "inbox/config-exact.md", want: []string{"inbox/config-exact.md", "inbox/config.md"}}, // prefix ranks below exact
 		{q: `"quick brown"`, want: []string{"tech/phrases.md"}},                                                 // order matters
 		{q: `"brown quick"`, want: []string{"tech/reversed.md"}},
+		{q: `"quick brown" fox`, top: "tech/phrases.md", want: []string{"tech/phrases.md", "tech/reversed.md"}}, // with words, a phrase ranks, it does not filter
+		{q: `+"quick brown" fox`, want: []string{"tech/phrases.md"}},                                            // unless required
+		{q: `"quick brown", fox.`, top: "tech/phrases.md", want: []string{"tech/phrases.md", "tech/reversed.md"}},
+		{q: "fox - brown", want: []string{"tech/phrases.md", "tech/reversed.md"}}, // a dash between words is punctuation
 		{q: "bloom -probabilistic", never: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}},
 		{q: "bloom -prob", never: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}}, // an exclusion matches as the word does: prefixes too
 		{q: "+prob", want: []string{"archive/old-bloom.md", "tech/bloom-filters.md"}},        // and so does a required word
