@@ -14,7 +14,7 @@ func FuzzParseQuery(f *testing.F) {
 	for _, s := range []string{
 		"bloom filter", `"count min" -sketch`, "tag:a/b folder:x k:v", `k:"a b" OR "c"`,
 		"a OR b OR c", "+must -not", `"unterminated`, "OR", "-", "tag:", "\xff", "Note: std::x",
-		`""`, "a\u00a0b", "-\"x y\"", "x:y:z", "::", "+-a",
+		`""`, "a\u00a0b", "-\"x y\"", "x:y:z", "::", "+-a", "slow - even +", `"a b", "c d"? e`, `"a"b`,
 	} {
 		f.Add(s)
 	}
