@@ -48,8 +48,9 @@ type Clause struct {
 // phrases matched on positions), -x to exclude a word, phrase or filter, +x to
 // require a word or phrase, tag:x, folder:x, key:value (a frontmatter field; the
 // value may be quoted), and OR between clauses to make them alternatives. A lone
-// '-' or '+' is punctuation, as is a quote's trailing comma or question mark. Errors wrap ErrQuery
-// and are *QueryError values with the byte position and the reason.
+// '-' or '+' is punctuation, as is a quote's trailing comma or question mark.
+// Errors wrap ErrQuery and are *QueryError values with the byte position and the
+// reason.
 func ParseQuery(s string) (*Query, error) {
 	p := parser{s: s}
 	return p.parse()

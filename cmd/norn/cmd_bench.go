@@ -369,6 +369,11 @@ func loadQrels(path string) (qrels, error) {
 // reciprocal rank of the first relevant result in the top k; nDCG@k gains 2^grade−1
 // at rank i discounted by log2(i+1), over the ideal ordering of the judged grades;
 // recall@n the relevant results in the top n over the number judged.
+// gainAt is nDCG's discounted gain of a grade-g document at 0-based rank i.
+func gainAt(i, g int) float64 {
+	return (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
+}
+
 func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 	byPath := false
 	for _, rel := range q {
@@ -407,7 +412,7 @@ func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 				if rr == 0 {
 					rr = 1 / float64(i+1)
 				}
-				dcg += (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
+				dcg += gainAt(i, g)
 			}
 		}
 		grades := make([]int, 0, len(rel))
@@ -417,7 +422,7 @@ func scoreRun(q qrels, run map[string][]string, k int) benchQuality {
 		slices.SortFunc(grades, func(a, b int) int { return b - a })
 		idcg := 0.0
 		for i, g := range grades[:min(k, len(grades))] {
-			idcg += (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
+			idcg += gainAt(i, g)
 		}
 		out.MRR10 += rr
 		if idcg > 0 {
