@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
@@ -110,6 +111,22 @@ func (n *node) lookup(p string) *node {
 		cur, p = cur.kids[i], rest
 	}
 	return cur
+}
+
+// names yields the entries of the folder at p ("" is the root) below n, each with
+// whether it is a folder; nothing when p is not a folder.
+func (n *node) names(p string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		d := n.lookup(p)
+		if d == nil || !d.isDir() {
+			return
+		}
+		for _, k := range d.kids {
+			if !yield(k.name, k.isDir()) {
+				return
+			}
+		}
+	}
 }
 
 // with returns a copy of the tree rooted at n in which path p is leaf (or removed,
