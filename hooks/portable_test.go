@@ -102,7 +102,9 @@ func TestGates_PathCaseCollision(t *testing.T) {
 	g := hooks.New(config.Default())
 	head := tree("Case/Foo.md", "README.md", "caf\u00e9.md", "Dir/sub/a.md", "Old.md", "Gone/only.md", "Both/a.md", "Both/b.md",
 		"Dup/x.md", "dup/y.md")
-	put := func(p string) hooks.Change { return hooks.Change{Kind: hooks.KindPut, Path: note.Path(p), New: []byte(good)} }
+	put := func(p string) hooks.Change {
+		return hooks.Change{Kind: hooks.KindPut, Path: note.Path(p), New: []byte(good)}
+	}
 	tests := []struct {
 		name    string
 		changes []hooks.Change
