@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -68,6 +71,12 @@ func twinAtHead(names NamesFunc, parts []string, removed map[string]bool) (int, 
 	dir := ""
 	for i, name := range parts {
 		key := foldName(name)
+		// A name starting with an ASCII byte folds to a key whose decomposed form
+		// starts with that byte's lower case: one compare rules out most names.
+		var first byte
+		if d := norm.NFD.String(key); d != "" {
+			first = d[0]
+		}
 		exact := false
 		var twin string
 		for n, isDir := range names(dir) {
@@ -75,7 +84,7 @@ func twinAtHead(names NamesFunc, parts []string, removed map[string]bool) (int, 
 				exact = true
 				break
 			}
-			if twin != "" || !sameFold(n, key) {
+			if twin != "" || n != "" && n[0] < utf8.RuneSelf && lowerASCII(n[0]) != first || !sameFold(n, key) {
 				continue
 			}
 			if full := join(dir, n); !gone(names, full, isDir, removed) {
@@ -136,6 +145,13 @@ func collision(np note.Path, parts []string, other, where string) Violation {
 	return Violation{Rule: RulePathCaseCollision, Path: np, Message: fmt.Sprintf(
 		q+" differs from %s "+q+" %s only in letter case or Unicode normalisation: Windows and macOS take them for one name, so a clone there could not check out both; %s",
 		mine, what, other, where, fix)}
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func join(dir, name string) string {

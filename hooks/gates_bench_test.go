@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 
@@ -45,6 +46,44 @@ func BenchmarkValidPath(b *testing.B) {
 	for b.Loop() {
 		if err := hooks.ValidPath("projects/2026/q3/Bloom filters and friends.md"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGates_CaseCollision measures path-portable and path-case-collision on a
+// new note in a folder of n notes (the folder path-case-collision scans), against
+// the same put without the folder listing (Names nil).
+func BenchmarkGates_CaseCollision(b *testing.B) {
+	g := hooks.New(config.Default())
+	for _, n := range []int{100, 10000} {
+		kids := map[string][]string{"": {"tech"}}
+		for i := range n {
+			kids["tech"] = append(kids["tech"], fmt.Sprintf("note-%05d.md", i))
+		}
+		names := func(folder string) iter.Seq2[string, bool] {
+			return func(yield func(string, bool) bool) {
+				for _, k := range kids[folder] {
+					if !yield(k, folder == "") {
+						return
+					}
+				}
+			}
+		}
+		for _, withNames := range []bool{false, true} {
+			p := hooks.Proposal{Writer: agent, Op: "write", Changes: []hooks.Change{
+				{Kind: hooks.KindPut, Path: "tech/Brand new note.md", New: []byte(good)},
+			}}
+			if withNames {
+				p.Names = names
+			}
+			b.Run(fmt.Sprintf("notes=%d/names=%v", n, withNames), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := g.Check(context.Background(), p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -136,11 +136,7 @@ func sameFold(name, key string) bool {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != key[i] {
+		if lowerASCII(name[i]) != key[i] {
 			return false
 		}
 	}
