@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -17,14 +14,18 @@ import (
 // whether it is a folder; nothing when folder is not a folder of the tree.
 type NamesFunc func(folder string) iter.Seq2[string, bool]
 
+// TwinsFunc yields the entries of a folder of a tree whose names fold to key
+// (note.Fold), each with whether it is a folder.
+type TwinsFunc func(folder, key string) iter.Seq2[string, bool]
+
 // caseCollisions applies path-case-collision to the paths p creates (created): each
-// must not equal, ignoring case and Unicode normalisation (foldName), a different
-// path at HEAD (p.Names) that the change leaves in place, nor a different path
+// must not equal, ignoring case and Unicode normalisation (note.Fold), a different
+// path at HEAD (p.Twins, or p.Names) that the change leaves in place, nor a different path
 // another change of p creates. Every component counts: "case/Foo.md" collides with
 // "Case/foo.md" through the folders "case" and "Case". Only the names a path adds to
 // the tree are compared, so a note inside folders that already collide at HEAD is
-// not refused for them, and the cost is one scan of the folder where the path
-// first leaves the tree at HEAD (never a walk of the tree).
+// not refused for them, and the tree is asked only about the folders on the path
+// down to where it first leaves the tree at HEAD (never walked).
 func caseCollisions(p Proposal, created []note.Path) []Violation {
 	if len(created) == 0 {
 		return nil
@@ -43,9 +44,9 @@ func caseCollisions(p Proposal, created []note.Path) []Violation {
 	for _, np := range created {
 		parts := strings.Split(string(np), "/")
 		first := 0 // the first component np adds to the tree at HEAD
-		if p.Names != nil {
+		if p.Twins != nil || p.Names != nil {
 			var twin string
-			first, twin = twinAtHead(p.Names, parts, removed)
+			first, twin = twinAtHead(p, parts, removed)
 			if twin != "" {
 				vs = append(vs, collision(np, parts, twin, "at HEAD"))
 				continue
@@ -53,7 +54,7 @@ func caseCollisions(p Proposal, created []note.Path) []Violation {
 		}
 		for i := first; i < len(parts); i++ {
 			prefix := strings.Join(parts[:i+1], "/")
-			k := foldName(prefix)
+			k := note.Fold(prefix)
 			if other, ok := added[k]; ok && other != prefix {
 				vs = append(vs, collision(np, parts, other, "in the same change"))
 				break
@@ -64,30 +65,24 @@ func caseCollisions(p Proposal, created []note.Path) []Violation {
 	return vs
 }
 
-// twinAtHead walks parts down the tree names lists. It returns the index of the
-// first component that is not in the tree, and the path of an entry beside it that
-// folds alike and that the change keeps (not in removed), or "".
-func twinAtHead(names NamesFunc, parts []string, removed map[string]bool) (int, string) {
+// twinAtHead walks parts down the tree at HEAD. It returns the index of the first
+// component that is not in the tree, and the path of an entry beside it that folds
+// alike and that the change keeps (not in removed), or "".
+func twinAtHead(p Proposal, parts []string, removed map[string]bool) (int, string) {
+	twins := p.Twins
+	if twins == nil {
+		twins = scanTwins(p.Names)
+	}
 	dir := ""
 	for i, name := range parts {
-		key := foldName(name)
-		// A name starting with an ASCII byte folds to a key whose decomposed form
-		// starts with that byte's lower case: one compare rules out most names.
-		var first byte
-		if d := norm.NFD.String(key); d != "" {
-			first = d[0]
-		}
 		exact := false
 		var twin string
-		for n, isDir := range names(dir) {
+		for n, isDir := range twins(dir, note.Fold(name)) {
 			if n == name {
 				exact = true
 				break
 			}
-			if twin != "" || n != "" && n[0] < utf8.RuneSelf && lowerASCII(n[0]) != first || !sameFold(n, key) {
-				continue
-			}
-			if full := join(dir, n); !gone(names, full, isDir, removed) {
+			if full := join(dir, n); twin == "" && !gone(p.Names, full, isDir, removed) {
 				twin = full
 			}
 		}
@@ -97,6 +92,19 @@ func twinAtHead(names NamesFunc, parts []string, removed map[string]bool) (int, 
 		dir = join(dir, name)
 	}
 	return len(parts), ""
+}
+
+// scanTwins is a TwinsFunc that folds every name names lists.
+func scanTwins(names NamesFunc) TwinsFunc {
+	return func(folder, key string) iter.Seq2[string, bool] {
+		return func(yield func(string, bool) bool) {
+			for n, isDir := range names(folder) {
+				if note.Fold(n) == key && !yield(n, isDir) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // gone reports whether the entry at path (a folder when dir) is gone once the
@@ -113,7 +121,7 @@ func gone(names NamesFunc, path string, dir bool, removed map[string]bool) bool 
 			break
 		}
 	}
-	if !under {
+	if !under || names == nil {
 		return false
 	}
 	for n, isDir := range names(path) {
@@ -147,13 +155,6 @@ func collision(np note.Path, parts []string, other, where string) Violation {
 		mine, what, other, where, fix)}
 }
 
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
 func join(dir, name string) string {
 	if dir == "" {
 		return name
@@ -185,7 +186,7 @@ func LintPaths(paths []note.Path) []Violation {
 				continue
 			}
 			prefix := s[:i]
-			k := foldName(prefix)
+			k := note.Fold(prefix)
 			if sp := spellings[k]; !slices.Contains(sp, prefix) {
 				spellings[k] = append(sp, prefix)
 			}

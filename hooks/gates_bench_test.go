@@ -9,6 +9,7 @@ import (
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/note"
 )
 
 // BenchmarkGates_Check measures the gates on one update of a strict-profile note with
@@ -51,32 +52,41 @@ func BenchmarkValidPath(b *testing.B) {
 }
 
 // BenchmarkGates_CaseCollision measures path-portable and path-case-collision on a
-// new note in a folder of n notes (the folder path-case-collision scans), against
-// the same put without the folder listing (Names nil).
+// new note in a folder of n notes named in ASCII or in Japanese, with Twins as
+// package repo answers it (a scan of the folder's cached folds), against the same
+// put without a tree (Twins nil).
 func BenchmarkGates_CaseCollision(b *testing.B) {
 	g := hooks.New(config.Default())
-	for _, n := range []int{100, 10000} {
-		kids := map[string][]string{"": {"tech"}}
-		for i := range n {
-			kids["tech"] = append(kids["tech"], fmt.Sprintf("note-%05d.md", i))
+	for _, bc := range []struct {
+		n            int
+		script, name string
+	}{{100, "ascii", "note-%05d.md"}, {10000, "ascii", "note-%05d.md"}, {10000, "cjk", "ノート%05d.md"}} {
+		type entry struct {
+			name, fold string
+			dir        bool
 		}
-		names := func(folder string) iter.Seq2[string, bool] {
+		kids := map[string][]entry{"": {{"tech", "tech", true}}}
+		for i := range bc.n {
+			name := fmt.Sprintf(bc.name, i)
+			kids["tech"] = append(kids["tech"], entry{name, note.Fold(name), false})
+		}
+		twins := func(folder, key string) iter.Seq2[string, bool] {
 			return func(yield func(string, bool) bool) {
 				for _, k := range kids[folder] {
-					if !yield(k, folder == "") {
+					if k.fold == key && !yield(k.name, k.dir) {
 						return
 					}
 				}
 			}
 		}
-		for _, withNames := range []bool{false, true} {
+		for _, withTree := range []bool{false, true} {
 			p := hooks.Proposal{Writer: agent, Op: "write", Changes: []hooks.Change{
-				{Kind: hooks.KindPut, Path: "tech/Brand new note.md", New: []byte(good)},
+				{Kind: hooks.KindPut, Path: note.Path("tech/" + fmt.Sprintf(bc.name, bc.n+1)), New: []byte(good)},
 			}}
-			if withNames {
-				p.Names = names
+			if withTree {
+				p.Twins = twins
 			}
-			b.Run(fmt.Sprintf("notes=%d/names=%v", n, withNames), func(b *testing.B) {
+			b.Run(fmt.Sprintf("notes=%d/%s/tree=%v", bc.n, bc.script, withTree), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					if err := g.Check(context.Background(), p); err != nil {

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -111,36 +108,6 @@ func invisibleKind(r rune) string {
 		return "a bidirectional text control"
 	}
 	return "a zero-width character"
-}
-
-// foldName is the form in which Windows and macOS compare a name: case-folded
-// (each character's lower case of its upper case, as NTFS's upcase table and APFS do)
-// and Unicode-normalised (macOS takes "é" precomposed and decomposed for one name).
-// Two names with equal folds are one file there.
-func foldName(s string) string {
-	if isASCII(s) {
-		return strings.ToLower(s)
-	}
-	return norm.NFC.String(strings.Map(func(r rune) rune {
-		return unicode.ToLower(unicode.ToUpper(r))
-	}, norm.NFD.String(s)))
-}
-
-// sameFold reports whether name folds to key (a foldName result) without folding
-// name when it is ASCII: the fold of an ASCII name is its lower case.
-func sameFold(name, key string) bool {
-	if !isASCII(name) {
-		return foldName(name) == key
-	}
-	if len(name) != len(key) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if lowerASCII(name[i]) != key[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func isASCII(s string) bool {

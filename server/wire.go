@@ -96,6 +96,7 @@ func hooksProposal(p *repo.Proposal) hooks.Proposal {
 		Op:        string(p.Op),
 		IsSymlink: p.IsSymlink,
 		Names:     p.Names,
+		Twins:     p.Twins,
 	}
 	for _, c := range p.Changes {
 		old := c.Old
