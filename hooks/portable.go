@@ -88,16 +88,12 @@ func deviceName(name string) string {
 }
 
 // invisible reports a character that shows nothing or changes the direction of the
-// text around it: bidi controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069),
-// zero-width characters (U+200B–U+200D, U+2060, U+FEFF), line and paragraph
-// separators (U+2028, U+2029), and the characters HFS+ ignores in names
-// (U+206A–U+206F).
+// text around it: the characters HFS+ ignores in names (hfsIgnorable: U+200C–U+200F,
+// U+202A–U+202E, U+206A–U+206F, U+FEFF), and U+200B (zero width space), the line
+// and paragraph separators U+2028 and U+2029, and U+2060–U+2069 (word joiner,
+// invisible operators, bidi isolates).
 func invisible(r rune) bool {
-	switch {
-	case r >= 0x200b && r <= 0x200f, r >= 0x2028 && r <= 0x202e, r >= 0x2060 && r <= 0x206f, r == 0xfeff:
-		return true
-	}
-	return false
+	return hfsIgnorable(r) || r == 0x200b || r == 0x2028 || r == 0x2029 || r >= 0x2060 && r <= 0x2069
 }
 
 func invisibleKind(r rune) string {
