@@ -55,14 +55,20 @@ func (g *Gates) Check(ctx context.Context, p Proposal) error {
 		}
 	}
 	var vs []Violation
+	var created []note.Path
 	for i, c := range p.Changes {
 		if i%64 == 63 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		vs = append(vs, g.change(p, c)...)
+		cvs, fresh := g.change(p, c)
+		vs = append(vs, cvs...)
+		if fresh {
+			created = append(created, c.Path)
+		}
 	}
+	vs = append(vs, caseCollisions(p, created)...)
 	return reject(vs)
 }
 
@@ -88,15 +94,17 @@ func (g *Gates) CheckPaths(ctx context.Context, p Proposal) error {
 }
 
 // Lint runs the content rules alone over a note's bytes, as Check would for a put of
-// raw at p: the size limit, the note codec's rules, the profile's rules and the typed
-// edge rules. It skips path safety, protected blocks and private notes, which need a
-// writer and a previous revision. `norn doctor` reports its result as warnings over
-// existing notes. The violations are sorted; nil means none.
+// raw at p: content-nul, the size limit, the note codec's rules, the profile's rules
+// and the typed edge rules. It skips path safety, protected blocks and private notes,
+// which need a writer and a previous revision (LintPaths judges existing paths).
+// `norn doctor` reports its result as warnings over existing notes. The violations
+// are sorted; nil means none.
 func (g *Gates) Lint(p note.Path, raw []byte) []Violation {
 	vs := g.size(p, raw)
 	if len(vs) == 0 {
 		vs = append(vs, g.content(p, raw)...)
 	}
+	vs = append(vs, nulViolations(p, raw, nil)...)
 	if len(vs) == 0 {
 		return nil
 	}
@@ -125,13 +133,19 @@ func validChange(c Change) error {
 	return nil
 }
 
-// change runs every gate over one change.
-func (g *Gates) change(p Proposal, c Change) []Violation {
-	vs := g.pathRules(p, string(c.Path), c.Kind != KindArchive)
+// change runs every gate over one change. fresh reports a path the change creates
+// that is safe to compare with the tree (for path-case-collision).
+func (g *Gates) change(p Proposal, c Change) (vs []Violation, fresh bool) {
+	vs = g.pathRules(p, string(c.Path), c.Kind != KindArchive)
+	if creates(c) && safeForLookup(vs) {
+		vs = append(vs, portableViolations(c.Path)...)
+		fresh = true
+	}
 	if c.Kind == KindMove {
 		vs = append(vs, g.pathRules(p, string(c.From), false)...)
 	}
 	if c.Kind != KindArchive {
+		vs = append(vs, nulViolations(c.Path, c.New, c.Old)...)
 		size := g.size(c.Path, c.New)
 		vs = append(vs, size...)
 		// A note over the limit is not parsed: its size is the one thing to fix, and
@@ -152,7 +166,14 @@ func (g *Gates) change(p Proposal, c Change) []Violation {
 		vs = append(vs, g.protectedBlocks(p.Writer, c, existing)...)
 		vs = append(vs, g.privateNote(p.Writer, c, existing)...)
 	}
-	return vs
+	return vs, fresh
+}
+
+// creates reports whether c adds its path to the tree: a put of a note that does
+// not exist (no Old), a move's new path, a restore. Only such paths are judged by
+// path-portable and path-case-collision.
+func creates(c Change) bool {
+	return c.Kind == KindMove || c.Kind == KindRestore || c.Kind == KindPut && c.Old == nil
 }
 
 // pathRules applies path safety to one path, with the writer's roles and the

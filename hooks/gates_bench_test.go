@@ -3,11 +3,13 @@ package hooks_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/note"
 )
 
 // BenchmarkGates_Check measures the gates on one update of a strict-profile note with
@@ -45,6 +47,53 @@ func BenchmarkValidPath(b *testing.B) {
 	for b.Loop() {
 		if err := hooks.ValidPath("projects/2026/q3/Bloom filters and friends.md"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGates_CaseCollision measures path-portable and path-case-collision on a
+// new note in a folder of n notes named in ASCII or in Japanese, with Twins as
+// package repo answers it (a scan of the folder's cached folds), against the same
+// put without a tree (Twins nil).
+func BenchmarkGates_CaseCollision(b *testing.B) {
+	g := hooks.New(config.Default())
+	for _, bc := range []struct {
+		n            int
+		script, name string
+	}{{100, "ascii", "note-%05d.md"}, {10000, "ascii", "note-%05d.md"}, {10000, "cjk", "ノート%05d.md"}} {
+		type entry struct {
+			name, fold string
+			dir        bool
+		}
+		kids := map[string][]entry{"": {{"tech", "tech", true}}}
+		for i := range bc.n {
+			name := fmt.Sprintf(bc.name, i)
+			kids["tech"] = append(kids["tech"], entry{name, note.Fold(name), false})
+		}
+		twins := func(folder, key string) iter.Seq2[string, bool] {
+			return func(yield func(string, bool) bool) {
+				for _, k := range kids[folder] {
+					if k.fold == key && !yield(k.name, k.dir) {
+						return
+					}
+				}
+			}
+		}
+		for _, withTree := range []bool{false, true} {
+			p := hooks.Proposal{Writer: agent, Op: "write", Changes: []hooks.Change{
+				{Kind: hooks.KindPut, Path: note.Path("tech/" + fmt.Sprintf(bc.name, bc.n+1)), New: []byte(good)},
+			}}
+			if withTree {
+				p.Twins = twins
+			}
+			b.Run(fmt.Sprintf("notes=%d/%s/tree=%v", bc.n, bc.script, withTree), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := g.Check(context.Background(), p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -47,4 +47,11 @@ type Proposal struct {
 	// proposal would leave it; the edge-target-missing and edge-target-ambiguous
 	// rules use it for the edges a put or a move adds or rewrites. Nil skips them.
 	EdgeTargets EdgeResolver
+	// Twins and Names look into the tree the proposal applies to (HEAD): the
+	// path-case-collision rule compares a path a change creates with the names
+	// beside it there that fold alike (Twins; nil: Names, folding every name), and
+	// Names lists a folder (to tell whether a change empties it). Both nil compare
+	// the proposal's own paths only.
+	Twins TwinsFunc
+	Names NamesFunc
 }

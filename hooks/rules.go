@@ -14,6 +14,13 @@ const (
 	RulePathNornDir       = "path-norn-dir"       // under .norn/ without the maintenance, admin or owner role
 	RulePathNotMarkdown   = "path-not-markdown"   // not ".md" (under .norn/: not ".yaml")
 	RulePathSymlinkEscape = "path-symlink-escape" // the path or a folder on it is a symlink
+	// For a path the change creates (a new note, a move's new path, a restore):
+	// names a clone on Windows or macOS could not check out.
+	RulePathPortable      = "path-portable"       // a Windows device name, < > : " | ? *, a name starting with a space or ending in a dot or space, an invisible or bidi character
+	RulePathCaseCollision = "path-case-collision" // equal, ignoring case and Unicode normalisation, to a different path at HEAD or in the change
+
+	// Content: every profile.
+	RuleContentNUL = "content-nul" // the write adds a NUL byte (git would take the note for a binary file)
 
 	// Size: every profile.
 	RuleNoteTooLarge = "note-too-large" // more than gates.max_note_bytes

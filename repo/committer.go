@@ -522,7 +522,7 @@ func (v *Vault) stage(ctx context.Context, base *snapshot, tx *Tx, external bool
 	if !base.commit.isZero() {
 		res.Parent = CommitID(base.commit.String())
 	}
-	prop := &Proposal{Author: tx.Author, Roles: tx.Roles, Op: tx.Op, IsSymlink: v.isSymlink(base)}
+	prop := &Proposal{Author: tx.Author, Roles: tx.Roles, Op: tx.Op, IsSymlink: v.isSymlink(base), Names: base.root.names, Twins: base.root.twins}
 	var files []wtChange
 	var blobs [][]byte
 	for _, c := range tx.Changes {

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
+
+	"github.com/norn-vault/norn/note"
 )
 
 // hash is a git object id (SHA-1).
@@ -48,6 +52,19 @@ type node struct {
 	// id is the blob id, or for a folder the tree id (zero while dirty).
 	id   hash
 	kids []*node // folder entries in git order; nil for files
+	// fold caches note.Fold(name), set on first use: nodes are shared by every
+	// snapshot that holds them, so a folder's names are folded once, not per write.
+	fold atomic.Pointer[string]
+}
+
+// folded returns note.Fold(n.name).
+func (n *node) folded() string {
+	if f := n.fold.Load(); f != nil {
+		return *f
+	}
+	f := note.Fold(n.name)
+	n.fold.Store(&f)
+	return f
 }
 
 func (n *node) isDir() bool { return n.mode == modeDir }
@@ -110,6 +127,38 @@ func (n *node) lookup(p string) *node {
 		cur, p = cur.kids[i], rest
 	}
 	return cur
+}
+
+// names yields the entries of the folder at p ("" is the root) below n, each with
+// whether it is a folder; nothing when p is not a folder.
+func (n *node) names(p string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		d := n.lookup(p)
+		if d == nil || !d.isDir() {
+			return
+		}
+		for _, k := range d.kids {
+			if !yield(k.name, k.isDir()) {
+				return
+			}
+		}
+	}
+}
+
+// twins yields the entries of the folder at p ("" is the root) below n whose names
+// fold to key (note.Fold), each with whether it is a folder.
+func (n *node) twins(p, key string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		d := n.lookup(p)
+		if d == nil || !d.isDir() {
+			return
+		}
+		for _, k := range d.kids {
+			if k.folded() == key && !yield(k.name, k.isDir()) {
+				return
+			}
+		}
+	}
 }
 
 // with returns a copy of the tree rooted at n in which path p is leaf (or removed,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -30,6 +31,14 @@ type Proposal struct {
 	// IsSymlink reports whether a path (file or folder prefix) is a symlink in the
 	// working tree or in HEAD's tree.
 	IsSymlink func(p string) bool
+	// Names yields the entries of a folder ("" is the root) of the tree the
+	// transaction applies to, each with whether it is a folder; nothing when folder
+	// is not a folder there. Twins yields those whose names fold to key
+	// (note.Fold): gates compare the paths a change creates with the names beside
+	// them that differ only in case or Unicode normalisation. The folds are cached
+	// in the tree, so Twins costs a string compare per entry of the folder.
+	Names func(folder string) iter.Seq2[string, bool]
+	Twins func(folder, key string) iter.Seq2[string, bool]
 }
 
 // ProposedChange is one change as a gate sees it.

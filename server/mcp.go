@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -524,14 +524,31 @@ func bound(name string, v, def, max int) (int, error) {
 	return v, nil
 }
 
-// notePathArg checks a note path argument.
+// notePathArg checks a path argument that names an existing note (read_note's,
+// edit_note's, archive_note's, move_note's from, …): an unsafe path is invalid_input.
+// The path is taken as given, spaces included, as the CLI takes it.
 func notePathArg(name, p string) (note.Path, error) {
-	p = strings.TrimSpace(p)
 	if p == "" {
 		return "", errInput("%s is required", name)
 	}
 	if err := repo.ValidPath(p); err != nil {
 		return "", errInput("%s: %v", name, err)
+	}
+	return note.Path(p), nil
+}
+
+// writtenPathArg checks a path argument a tool writes (write_note's, file_note's,
+// restore_note's path, move_note's to): a path-safety refusal is a gate rejection
+// naming its path-* rule (hooks.ValidPath), as the CLI's is. The rules that need
+// the writer or the vault (path-norn-dir, path-symlink-escape, and for a path the
+// write creates path-portable and path-case-collision) are the gates' when the
+// change is applied.
+func writtenPathArg(name, p string) (note.Path, error) {
+	if p == "" {
+		return "", errInput("%s is required", name)
+	}
+	if err := hooks.ValidPath(p); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return note.Path(p), nil
 }

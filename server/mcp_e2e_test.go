@@ -254,7 +254,7 @@ func e2eCases() []e2eCase {
 		}, bad: []e2eBad{
 			{args: map[string]any{"path": alpha, "content": "# Lost\n", "expected_revision": staleRev(alpha)}, code: server.CodeConflict, current: alpha},
 			{args: map[string]any{"path": alpha, "content": "# Again\n"}, code: server.CodeConflict, current: alpha},
-			{args: map[string]any{"path": "../x.md", "content": "# X\n"}, code: server.CodeInvalidInput},
+			{args: map[string]any{"path": "../x.md", "content": "# X\n"}, code: server.CodeGateRejected},
 			{args: map[string]any{"path": "e2e/bad.md", "content": "---\ntags: [Bad Tag]\n---\n# Bad\nno newline"}, code: server.CodeGateRejected},
 		}},
 

@@ -326,8 +326,11 @@ func TestMCP_BadArgumentsAreInvalidInput(t *testing.T) {
 		{"history", map[string]any{"cursor": "x"}},
 		{"history", map[string]any{"limit": 101}},
 		{"diff", map[string]any{}},
-		{"write_note", map[string]any{"path": "../x.md", "content": "# X\n"}},
-		{"write_note", map[string]any{"path": "/abs.md", "content": "# X\n"}},
+		// A path a tool writes is a gate rejection (TestMCP_UnportableNamesAreGateRejections);
+		// one that names an existing note is invalid input.
+		{"archive_note", map[string]any{"path": "../x.md", "reason": "archived"}},
+		{"move_note", map[string]any{"from": "/abs.md", "to": "x.md"}},
+		{"edit_note", map[string]any{"path": ".git/x.md", "op": "append", "content": "x", "expected_revision": "abc"}},
 		{"write_note", map[string]any{"path": "x.md", "content": "# X\n", "extra": true}},
 		{"edit_note", map[string]any{"path": "tech/bloom.md", "op": "append", "content": "x"}},
 		{"edit_note", map[string]any{"path": "tech/bloom.md", "op": "explode", "expected_revision": "abc"}},

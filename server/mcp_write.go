@@ -111,7 +111,7 @@ type WriteNoteArgs struct {
 }
 
 func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (*WriteResult, error) {
-	p, err := notePathArg("path", in.Path)
+	p, err := writtenPathArg("path", in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ type RestoreNoteArgs struct {
 }
 
 func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArgs) (*WriteResult, error) {
-	p, err := notePathArg("path", in.Path)
+	p, err := writtenPathArg("path", in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +536,7 @@ type FileNoteResult struct {
 const indexName = "_INDEX.md"
 
 func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*FileNoteResult, error) {
-	p, err := notePathArg("path", in.Path)
+	p, err := writtenPathArg("path", in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +690,7 @@ func (t *mcpTools) moveNote(ctx context.Context, c *caller, in MoveNoteArgs) (*M
 	if err != nil {
 		return nil, err
 	}
-	to, err := notePathArg("to", in.To)
+	to, err := writtenPathArg("to", in.To)
 	if err != nil {
 		return nil, err
 	}

@@ -95,9 +95,15 @@ func hooksProposal(p *repo.Proposal) hooks.Proposal {
 		Writer:    hooks.Writer{Name: p.Author.Name, Roles: p.Roles},
 		Op:        string(p.Op),
 		IsSymlink: p.IsSymlink,
+		Names:     p.Names,
+		Twins:     p.Twins,
 	}
 	for _, c := range p.Changes {
-		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From, Old: c.Old, New: c.New})
+		old := c.Old
+		if old == nil && c.OldRevision != "" && c.Kind != repo.Move {
+			old = []byte{} // an existing empty note: the gates take nil for "no note"
+		}
+		hp.Changes = append(hp.Changes, hooks.Change{Kind: hooks.Kind(c.Kind), Path: c.Path, From: c.From, Old: old, New: c.New})
 	}
 	return hp
 }

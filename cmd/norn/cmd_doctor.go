@@ -9,6 +9,7 @@ import (
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -110,6 +111,22 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 			}
 			rep.Warnings = append(rep.Warnings, w)
 		}
+	}
+	paths := make([]note.Path, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	if pvs := hooks.LintPaths(paths); len(pvs) > 0 {
+		add("portable-paths", "warn", fmt.Sprintf("%s that a clone on Windows or macOS cannot check out (rename them with `norn mv`)", plural(len(pvs), "path problem")))
+		for _, w := range pvs {
+			if len(rep.Warnings) >= *maxWarn {
+				rep.Truncated = true
+				break
+			}
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	} else {
+		add("portable-paths", "ok", fmt.Sprintf("%s checked", plural(len(paths), "path")))
 	}
 	if warned > 0 {
 		add("gates", "warn", fmt.Sprintf("%s of %d break a gate rule (existing notes are not rewritten; fix them when you next edit)", plural(warned, "note"), notes))
