@@ -299,24 +299,12 @@ func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	return c.visibleContent(p, b)
 }
 
-// contentPrivate reports whether a note's bytes make it private: `private: true`
-// (or yes/on) in its frontmatter. Bytes that do not parse but mention "private"
-// count as private (fail closed).
-func contentPrivate(p note.Path, raw []byte) bool {
-	if !bytes.Contains(raw, []byte("private")) && !bytes.ContainsRune(raw, '\\') {
-		return false
-	}
-	n, err := note.Parse(p, raw)
-	return parsedPrivate(n, err, raw)
-}
+// contentPrivate is config.ContentPrivate: the one rule, shared with the indexer.
+func contentPrivate(p note.Path, raw []byte) bool { return config.ContentPrivate(p, raw) }
 
-// parsedPrivate is contentPrivate for a note already parsed: n and err are what
-// note.Parse made of raw.
+// parsedPrivate is config.ParsedPrivate.
 func parsedPrivate(n *note.Note, err error, raw []byte) bool {
-	if err != nil {
-		return bytes.Contains(raw, []byte("private"))
-	}
-	return n.Frontmatter != nil && config.Truthy(n.Frontmatter.Fields["private"])
+	return config.ParsedPrivate(n, err, raw)
 }
 
 // privacySet follows the notes at HEAD whose frontmatter makes them private, for
