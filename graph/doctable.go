@@ -7,6 +7,10 @@ import (
 // docTable is the in-memory table of indexed notes, by doc id: what ranking needs
 // for every candidate (lengths, folder factor) and what a hit shows (path, title).
 // It mirrors the s/d/ records and s/m/stats.
+//
+// Beside the collection statistics of every doc it keeps those of the public
+// docs (not private), which a search that hides private docs ranks with, so that
+// it answers exactly as an index without them would.
 type docTable struct {
 	docs    []docInfo
 	byPath  map[note.Path]uint32
@@ -16,7 +20,36 @@ type docTable struct {
 	// its length normalisation: a posting's pseudo term frequency is the sum of
 	// tf × norm over its fields. Recomputed by refresh after every change.
 	norm []float32
+	// pub are the statistics of the public docs (next unused) and pubNorm their
+	// norms under them (nil when every doc is public: norm serves both views);
+	// both recomputed by refresh.
+	pub     stats
+	pubNorm []float32
 }
+
+// view is the collection one search ranks against: every doc, or only the public
+// ones (hide).
+type view struct {
+	stats *stats
+	norm  []float32
+	hide  bool
+}
+
+// view returns the collection as a search sees it: without the private docs
+// when hidePrivate.
+func (t *docTable) view(hidePrivate bool) view {
+	if !hidePrivate {
+		return view{stats: &t.stats, norm: t.norm}
+	}
+	v := view{stats: &t.pub, norm: t.norm, hide: true}
+	if t.pubNorm != nil {
+		v.norm = t.pubNorm
+	}
+	return v
+}
+
+// hides reports whether v treats doc d as absent (d < len(docs)).
+func (v *view) hides(t *docTable, d uint32) bool { return v.hide && t.docs[d].private }
 
 type docInfo struct {
 	path     note.Path
@@ -25,6 +58,7 @@ type docInfo struct {
 	lens     [numFields]uint32
 	factor   float32 // folder factor
 	live     bool
+	private  bool
 }
 
 func newDocTable(factors map[string]float64) *docTable {
@@ -42,7 +76,7 @@ func (t *docTable) grow(n uint32) {
 func (t *docTable) set(id uint32, r docRecord) {
 	t.grow(id + 1)
 	t.docs[id] = docInfo{
-		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true,
+		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true, private: r.private,
 		factor: float32(folderFactor(t.factors, string(r.path))),
 	}
 	t.byPath[r.path] = id
@@ -66,36 +100,63 @@ func (t *docTable) remove(id uint32) {
 	}
 }
 
-// avgLens returns the mean length of each field over live docs (1 when unknown).
-func (t *docTable) avgLens() [numFields]float64 {
+// avgLens returns the mean length of each field over the docs st counts (1 when
+// unknown).
+func avgLens(st *stats) [numFields]float64 {
 	var avg [numFields]float64
 	for f := range avg {
 		avg[f] = 1
-		if t.stats.docs > 0 && t.stats.total[f] > 0 {
-			avg[f] = float64(t.stats.total[f]) / float64(t.stats.docs)
+		if st.docs > 0 && st.total[f] > 0 {
+			avg[f] = float64(st.total[f]) / float64(st.docs)
 		}
 	}
 	return avg
 }
 
-// refresh recomputes norm from the lengths, the collection stats and w.
+// refresh recomputes the public statistics and the norms from the lengths, the
+// collection statistics and w.
 func (t *docTable) refresh(w *Weights) {
-	avg := t.avgLens()
+	t.pub = stats{}
+	for i := range t.docs {
+		if d := &t.docs[i]; d.live && !d.private {
+			t.pub.docs++
+			for f := range t.pub.total {
+				t.pub.total[f] += uint64(d.lens[f])
+			}
+		}
+	}
+	t.norm = t.norms(t.norm, &t.stats, w, false)
+	if t.pub.docs == t.stats.docs {
+		t.pubNorm = nil
+		return
+	}
+	t.pubNorm = t.norms(t.pubNorm, &t.pub, w, true)
+}
+
+// norms fills dst (reused when large enough) with every doc's norms under the
+// statistics st; with public, private docs' rows are left zero.
+func (t *docTable) norms(dst []float32, st *stats, w *Weights, public bool) []float32 {
+	avg := avgLens(st)
 	var fw, fb, inv [numFields]float64
 	for f := range fieldMeta {
 		p := w.field(f)
 		fw[f], fb[f], inv[f] = p.Weight, p.B, 1/avg[f]
 	}
 	n := len(t.docs) * int(fieldMeta)
-	if cap(t.norm) < n {
-		t.norm = make([]float32, n, n+n/8)
+	if cap(dst) < n {
+		dst = make([]float32, n, n+n/8)
 	}
-	t.norm = t.norm[:n]
+	dst = dst[:n]
 	for d := range t.docs {
-		row := t.norm[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
+		row := dst[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
+		if public && t.docs[d].private {
+			clear(row)
+			continue
+		}
 		lens := &t.docs[d].lens
 		for f := range fieldMeta {
 			row[f] = float32(fw[f] / (1 - fb[f] + fb[f]*float64(lens[f])*inv[f]))
 		}
 	}
+	return dst
 }
