@@ -2,7 +2,9 @@ package graph
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -177,8 +179,10 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 				count[ti]++
 			}
 		}
-		for ti, n := range count {
-			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(n)))
+		// In term order: a sum in map order differs in its last bits from one
+		// search to the next.
+		for _, ti := range slices.Sorted(maps.Keys(count)) {
+			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
 	order := make([]int, len(secs))
