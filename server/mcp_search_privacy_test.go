@@ -1,0 +1,94 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"testing"
+)
+
+// TestMCP_SearchAsIfPrivateNotesWereNot: for a caller without the private scope,
+// search answers byte for byte (timings and commit ids aside) as it does in the
+// same vault without its private notes — hits, scores, snippets and total — so
+// neither counts nor scores tell whether a private note, word or title exists.
+// Before the public view, total counted private matches (canvas: 18 visible hits,
+// a total of 49 at limit 1) and scores used their statistics.
+func TestMCP_SearchAsIfPrivateNotesWereNot(t *testing.T) {
+	public := map[string]string{}
+	for i := range 18 {
+		public[fmt.Sprintf("art/n%02d.md", i)] = fmt.Sprintf("---\ntitle: Note %d\ntags: [art]\n---\n# Oil %d\n%s oil brush painting %s\n",
+			i, i, repeat("canvas ", 1+i%4), repeat("palette ", i%3))
+	}
+	for i := range 6 {
+		public[fmt.Sprintf("misc/m%d.md", i)] = fmt.Sprintf("# Misc %d\nbrush and paint, no fabric here %d\n", i, i)
+	}
+	all := maps.Clone(public)
+	for i := range 20 {
+		all[fmt.Sprintf("personal-notes/d%02d.md", i)] = fmt.Sprintf("# Canvas diary %d\ncanvas canvases quokkaplasma %s\n", i, repeat("canvas ", i%5))
+	}
+	for i := range 10 {
+		all[fmt.Sprintf("art/p%d.md", i)] = fmt.Sprintf("---\ntitle: Canvas plan %d\nprivate: true\ntags: [art]\n---\n# Canvas\ncanvas hornbeamtoken oil\n", i)
+	}
+	all["art/broken.md"] = "---\ntitle: [broken\nprivate: true\n---\ncanvas canvas hornbeamtoken quokkaplasma\n" // unparsed: private all the same
+
+	_, eAll := newMCPEnv(t, all)
+	_, ePub := newMCPEnv(t, public)
+	cAll, ctxAll := eAll.connect(&mcpAgent, false)
+	cPub, ctxPub := ePub.connect(&mcpAgent, false)
+	answer := func(env string, args map[string]any) (string, float64) {
+		t.Helper()
+		var r map[string]any
+		if env == "all" {
+			mustCall(t, cAll, ctxAll, "search", args, &r)
+		} else {
+			mustCall(t, cPub, ctxPub, "search", args, &r)
+		}
+		for _, k := range []string{"took_ms", "index_commit", "head_commit"} {
+			delete(r, k)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), r["total"].(float64)
+	}
+	totals := map[string]float64{}
+	for _, q := range []string{"canvas", "canvas -quokkaplasma", "canvas -hornbeamtoken", "quokkaplasma", "hornbeamtoken",
+		"canv", "canvas oil", `"canvas oil"`, "tag:art canvas", "folder:art", "canvas OR quokkaplasma", "plan", "diary", "fabric"} {
+		for _, page := range []map[string]any{{"limit": 1}, {"limit": 50}, {"limit": 5, "offset": 3}, {"literal": true}} {
+			args := maps.Clone(page)
+			args["query"] = q
+			got, total := answer("all", args)
+			want, _ := answer("public", args)
+			if got != want {
+				t.Errorf("search %v without the private scope:\n%s\nthe vault without its private notes answers:\n%s", args, got, want)
+			}
+			if args["literal"] != nil {
+				continue
+			}
+			if prev, ok := totals[q]; ok && prev != total {
+				t.Errorf("search %q: total %v at %v, %v at another page", q, total, page, prev)
+			}
+			totals[q] = total
+		}
+	}
+	if totals["canvas"] != 18 || totals["canvas -quokkaplasma"] != 18 || totals["canvas -hornbeamtoken"] != 18 || totals["quokkaplasma"] != 0 {
+		t.Errorf("totals %v, want canvas 18 with or without exclusions, quokkaplasma 0", totals)
+	}
+
+	// The owner's view still has them.
+	tc, tctx := eAll.connect(&mcpTrusted, false)
+	var r struct{ Total int }
+	mustCall(t, tc, tctx, "search", map[string]any{"query": "canvas", "limit": 1}, &r)
+	if r.Total != 18+20+10+1 {
+		t.Errorf("trusted: total %d, want every canvas note", r.Total)
+	}
+}
+
+func repeat(s string, n int) string {
+	out := ""
+	for range n {
+		out += s
+	}
+	return out
+}
