@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"testing"
+	"time"
+
+	"github.com/norn-vault/norn/server"
 )
 
 // TestMCP_SearchAsIfPrivateNotesWereNot: for a caller without the private scope,
@@ -91,4 +95,48 @@ func repeat(s string, n int) string {
 		out += s
 	}
 	return out
+}
+
+// TestMaintainer_PrivateFoldersFollowSettings: the index's private bits follow the
+// privacy folders of .norn/config.yaml: other folders rebuild the index within one
+// maintainer round (searches scan meanwhile, hiding by the new folders), and a
+// search hiding private notes then leaves out the new folder's notes.
+func TestMaintainer_PrivateFoldersFollowSettings(t *testing.T) {
+	ctx := context.Background()
+	files := hashingNotes()
+	files["later/s.md"] = "# Bloom secrets\n\nA bloom filter of passwords.\n"
+	v := openServed(t, files)
+	m := &server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index}
+	find := func(q string, hide bool) *server.SearchResponse {
+		t.Helper()
+		r, err := v.Index.Search(ctx, server.SearchRequest{Query: q, Limit: 10, WaitForPendingWrites: true, HidePrivate: hide})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := find("bloom", true); r.Engine != server.EngineBM25 || r.Total != 2 {
+		t.Fatalf("before: %+v %+v", r, r.Hits)
+	}
+	if err := write(v.Vault, ".norn/config.yaml", "privacy:\n  folders: [personal-notes/, later/]\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r := find("bloom", true)
+		if r.Total != 1 || r.Hits[0].Path != "a.md" {
+			t.Fatalf("hiding private notes after the folder change (%s): %+v", r.Engine, r.Hits)
+		}
+		if r.Engine == server.EngineBM25 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index not back after the privacy change: %+v", r)
+		}
+	}
+	if r := find("bloom", false); r.Total != 2 {
+		t.Fatalf("the owner's view after the folder change: %+v", r.Hits)
+	}
 }
