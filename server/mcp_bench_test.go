@@ -377,7 +377,7 @@ func (e *mcpBench) readArgs(i int) map[string]any {
 // without the private scope and a first page of 10: 2×(offset+limit+1) = 22 hits,
 // of which it keeps the visible ones.
 func (e *mcpBench) searchDirect(ctx context.Context, i int) error {
-	_, err := e.v.Index.Search(ctx, server.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 22, Literal: true})
+	_, err := e.v.Index.Search(ctx, server.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 11, Literal: true, HidePrivate: true})
 	return err
 }
 
