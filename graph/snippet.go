@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -172,8 +171,10 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 			secs[i].to = secs[i+1].from
 		}
 	}
+	count := map[int]int{}
+	var terms []int
 	for i := range secs {
-		count := map[int]int{}
+		clear(count)
 		for li := secs[i].from; li < secs[i].to; li++ {
 			for _, ti := range lineHits[li] {
 				count[ti]++
@@ -181,7 +182,12 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		}
 		// In term order: a sum in map order differs in its last bits from one
 		// search to the next.
-		for _, ti := range slices.Sorted(maps.Keys(count)) {
+		terms = terms[:0]
+		for ti := range count {
+			terms = append(terms, ti)
+		}
+		slices.Sort(terms)
+		for _, ti := range terms {
 			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
