@@ -260,19 +260,6 @@ func (c *caller) visibleParsed(p note.Path, n *note.Note, err error, raw []byte)
 	return c.all || !c.cfg.IsPrivate(p, nil) && !parsedPrivate(n, err, raw)
 }
 
-// visibleIn reports whether the caller may see the note at p at revision rev of
-// commit (a search hit from the index at that commit): when the caller's set of
-// private notes is of that very commit it answers alone, else visibleAt decides.
-func (c *caller) visibleIn(ctx context.Context, p note.Path, rev repo.Revision, commit string) bool {
-	if c.all {
-		return true
-	}
-	if set, err := c.privateAtHead(ctx); err == nil && commit != "" && string(c.privCommit) == commit {
-		return !c.cfg.IsPrivate(p, nil) && !set[p]
-	}
-	return c.visibleAt(ctx, p, rev)
-}
-
 // visibleAt reports whether the caller may see the note at p at revision rev,
 // using the HEAD set when rev is p's revision at HEAD and reading the bytes
 // otherwise.
