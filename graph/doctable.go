@@ -20,15 +20,15 @@ type docTable struct {
 	// its length normalisation: a posting's pseudo term frequency is the sum of
 	// tf × norm over its fields. Recomputed by refresh after every change.
 	norm []float32
-	// pub are the statistics of the public docs (next unused) and pubNorm their
-	// norms under them (nil when every doc is public: norm serves both views);
-	// both recomputed by refresh.
-	pub     stats
-	pubNorm []float32
+	// pub are the statistics of the public docs (next unused), kept by set and
+	// remove.
+	pub stats
 }
 
 // view is the collection one search ranks against: every doc, or only the public
-// ones (hide).
+// ones (hide). norm is the table of norms under stats, nil when the search works
+// them out for the postings it reads (the public view of a table with private
+// docs: a second table would cost every Update as much again as norm does).
 type view struct {
 	stats *stats
 	norm  []float32
@@ -38,14 +38,13 @@ type view struct {
 // view returns the collection as a search sees it: without the private docs
 // when hidePrivate.
 func (t *docTable) view(hidePrivate bool) view {
-	if !hidePrivate {
+	switch {
+	case !hidePrivate:
 		return view{stats: &t.stats, norm: t.norm}
+	case t.pub.docs == t.stats.docs: // no private doc: the statistics are the same
+		return view{stats: &t.pub, norm: t.norm, hide: true}
 	}
-	v := view{stats: &t.pub, norm: t.norm, hide: true}
-	if t.pubNorm != nil {
-		v.norm = t.pubNorm
-	}
-	return v
+	return view{stats: &t.pub, hide: true}
 }
 
 // hides reports whether v treats doc d as absent (d < len(docs)).
@@ -72,9 +71,17 @@ func (t *docTable) grow(n uint32) {
 	}
 }
 
-// set records a live doc (stats are the caller's business).
+// set records a live doc, in place of the one at id if any (stats are the
+// caller's business, the public statistics set's).
 func (t *docTable) set(id uint32, r docRecord) {
 	t.grow(id + 1)
+	t.unpublish(id)
+	if !r.private {
+		t.pub.docs++
+		for f := range t.pub.total {
+			t.pub.total[f] += uint64(r.lens[f])
+		}
+	}
 	t.docs[id] = docInfo{
 		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true, private: r.private,
 		factor: float32(folderFactor(t.factors, string(r.path))),
@@ -95,8 +102,19 @@ func (t *docTable) setFactors(ff map[string]float64) {
 // remove forgets a doc.
 func (t *docTable) remove(id uint32) {
 	if int(id) < len(t.docs) && t.docs[id].live {
+		t.unpublish(id)
 		delete(t.byPath, t.docs[id].path)
 		t.docs[id] = docInfo{}
+	}
+}
+
+// unpublish takes the doc at id, if live and public, out of the public statistics.
+func (t *docTable) unpublish(id uint32) {
+	if d := &t.docs[id]; d.live && !d.private {
+		t.pub.docs--
+		for f := range t.pub.total {
+			t.pub.total[f] -= uint64(d.lens[f])
+		}
 	}
 }
 
@@ -113,50 +131,30 @@ func avgLens(st *stats) [numFields]float64 {
 	return avg
 }
 
-// refresh recomputes the public statistics and the norms from the lengths, the
-// collection statistics and w.
+// refresh recomputes norm from the lengths, the collection stats and w.
 func (t *docTable) refresh(w *Weights) {
-	t.pub = stats{}
-	for i := range t.docs {
-		if d := &t.docs[i]; d.live && !d.private {
-			t.pub.docs++
-			for f := range t.pub.total {
-				t.pub.total[f] += uint64(d.lens[f])
-			}
-		}
-	}
-	t.norm = t.norms(t.norm, &t.stats, w, false)
-	if t.pub.docs == t.stats.docs {
-		t.pubNorm = nil
-		return
-	}
-	t.pubNorm = t.norms(t.pubNorm, &t.pub, w, true)
-}
-
-// norms fills dst (reused when large enough) with every doc's norms under the
-// statistics st; with public, private docs' rows are left zero.
-func (t *docTable) norms(dst []float32, st *stats, w *Weights, public bool) []float32 {
-	avg := avgLens(st)
+	avg := avgLens(&t.stats)
 	var fw, fb, inv [numFields]float64
 	for f := range fieldMeta {
 		p := w.field(f)
 		fw[f], fb[f], inv[f] = p.Weight, p.B, 1/avg[f]
 	}
 	n := len(t.docs) * int(fieldMeta)
-	if cap(dst) < n {
-		dst = make([]float32, n, n+n/8)
+	if cap(t.norm) < n {
+		t.norm = make([]float32, n, n+n/8)
 	}
-	dst = dst[:n]
+	t.norm = t.norm[:n]
 	for d := range t.docs {
-		row := dst[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
-		if public && t.docs[d].private {
-			clear(row)
-			continue
-		}
+		row := t.norm[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
 		lens := &t.docs[d].lens
 		for f := range fieldMeta {
-			row[f] = float32(fw[f] / (1 - fb[f] + fb[f]*float64(lens[f])*inv[f]))
+			row[f] = fieldNorm(fw[f], fb[f], inv[f], lens[f])
 		}
 	}
-	return dst
+}
+
+// fieldNorm is a field's BM25F weight w divided by its length normalisation, for
+// length b and the inverse inv of the field's mean length.
+func fieldNorm(w, b, inv float64, length uint32) float32 {
+	return float32(w / (1 - b + b*float64(length)*inv))
 }
