@@ -59,7 +59,8 @@ func TestMCP_SearchAsIfPrivateNotesWereNot(t *testing.T) {
 	totals := map[string]float64{}
 	for _, q := range []string{"canvas", "canvas -quokkaplasma", "canvas -hornbeamtoken", "quokkaplasma", "hornbeamtoken",
 		"canv", "canvas oil", `"canvas oil"`, "tag:art canvas", "folder:art", "canvas OR quokkaplasma", "plan", "diary", "fabric"} {
-		for _, page := range []map[string]any{{"limit": 1}, {"limit": 50}, {"limit": 5, "offset": 3}, {"literal": true}} {
+		for _, page := range []map[string]any{{"limit": 1}, {"limit": 50}, {"limit": 5, "offset": 3}, {"literal": true},
+			{"folder": "art"}, {"folder": "personal-notes"}} {
 			args := maps.Clone(page)
 			args["query"] = q
 			got, total := answer("all", args)
@@ -67,7 +68,7 @@ func TestMCP_SearchAsIfPrivateNotesWereNot(t *testing.T) {
 			if got != want {
 				t.Errorf("search %v without the private scope:\n%s\nthe vault without its private notes answers:\n%s", args, got, want)
 			}
-			if args["literal"] != nil {
+			if args["literal"] != nil || args["folder"] != nil {
 				continue
 			}
 			if prev, ok := totals[q]; ok && prev != total {
