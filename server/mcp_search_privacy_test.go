@@ -140,4 +140,21 @@ func TestMaintainer_PrivateFoldersFollowSettings(t *testing.T) {
 	if r := find("bloom", false); r.Total != 2 {
 		t.Fatalf("the owner's view after the folder change: %+v", r.Hits)
 	}
+
+	// A note made private by its frontmatter, and back: catch-up judges it again.
+	body := files["a.md"]
+	for _, c := range []struct {
+		content string
+		want    int
+	}{{"---\nprivate: yes\n---\n" + body, 0}, {body, 1}} {
+		if err := write(v.Vault, "a.md", c.content, "owner"); err != nil {
+			t.Fatal(err)
+		}
+		if r := find("bloom", true); r.Engine != server.EngineBM25 || r.Total != c.want {
+			t.Fatalf("hiding private notes after a.md became %q: %s %+v", c.content[:10], r.Engine, r.Hits)
+		}
+		if r := find("bloom", false); r.Total != 2 {
+			t.Fatalf("the owner's view after a.md became %q: %+v", c.content[:10], r.Hits)
+		}
+	}
 }
