@@ -657,34 +657,6 @@ blocks:
 	return corrupt(it.Close())
 }
 
-// expansions counts the terms a prefix word expands to, in key order: a term
-// counts at its first posting the search sees (under a view that hides private
-// docs, a term only they hold is no expansion), and the word expands to at most
-// maxExpansions of them.
-type expansions struct {
-	last    []byte
-	n       int
-	pending bool // last has not been counted yet
-}
-
-// next starts the blocks of term t (a term's blocks are consecutive).
-func (e *expansions) next(t []byte) {
-	if string(t) != string(e.last) {
-		e.last = append(e.last[:0], t...)
-		e.pending = true
-	}
-}
-
-// count counts the current term at a posting the search sees; false: it is one
-// too many, and the expansion ends before it.
-func (e *expansions) count() bool {
-	if e.pending {
-		e.pending = false
-		e.n++
-	}
-	return e.n <= maxExpansions
-}
-
 // docSet is a set of doc ids.
 type docSet []uint64
 
