@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
@@ -34,13 +35,45 @@ func (p *Privacy) decode(d *decoder, n *yaml.Node, key string) {
 // case-insensitive file system has one "Personal-Notes/" folder, not two), and the
 // strings "true", "yes" and "on" count as true as well as the YAML boolean.
 func (c Config) IsPrivate(p note.Path, fm map[string]any) bool {
+	return c.Privacy.IsPrivate(p, fm)
+}
+
+// IsPrivate is Config.IsPrivate under these privacy settings.
+func (pv Privacy) IsPrivate(p note.Path, fm map[string]any) bool {
 	lp := strings.ToLower(string(p))
-	for _, f := range c.Privacy.Folders {
+	for _, f := range pv.Folders {
 		if strings.HasPrefix(lp, strings.ToLower(f)) {
 			return true
 		}
 	}
 	return Truthy(fm["private"])
+}
+
+// NotePrivate reports whether the note at p with bytes raw is private: p is under
+// a privacy folder, or its content is private (ParsedPrivate). n and err are what
+// note.Parse made of raw.
+func (pv Privacy) NotePrivate(p note.Path, n *note.Note, err error, raw []byte) bool {
+	return pv.IsPrivate(p, nil) || ParsedPrivate(n, err, raw)
+}
+
+// ContentPrivate reports whether a note's bytes make it private: `private: true`
+// (or yes/on) in its frontmatter. Bytes that do not parse but mention "private"
+// count as private (fail closed).
+func ContentPrivate(p note.Path, raw []byte) bool {
+	if !bytes.Contains(raw, []byte("private")) && !bytes.ContainsRune(raw, '\\') {
+		return false
+	}
+	n, err := note.Parse(p, raw)
+	return ParsedPrivate(n, err, raw)
+}
+
+// ParsedPrivate is ContentPrivate for a note already parsed: n and err are what
+// note.Parse made of raw.
+func ParsedPrivate(n *note.Note, err error, raw []byte) bool {
+	if err != nil {
+		return bytes.Contains(raw, []byte("private"))
+	}
+	return n != nil && n.Frontmatter != nil && Truthy(n.Frontmatter.Fields["private"])
 }
 
 // Truthy reports whether a frontmatter value means "yes": the boolean true, or the

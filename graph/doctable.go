@@ -7,6 +7,10 @@ import (
 // docTable is the in-memory table of indexed notes, by doc id: what ranking needs
 // for every candidate (lengths, folder factor) and what a hit shows (path, title).
 // It mirrors the s/d/ records and s/m/stats.
+//
+// Beside the collection statistics of every doc it keeps those of the public
+// docs (not private), which a search that hides private docs ranks with, so that
+// it answers exactly as an index without them would.
 type docTable struct {
 	docs    []docInfo
 	byPath  map[note.Path]uint32
@@ -16,7 +20,35 @@ type docTable struct {
 	// its length normalisation: a posting's pseudo term frequency is the sum of
 	// tf × norm over its fields. Recomputed by refresh after every change.
 	norm []float32
+	// pub are the statistics of the public docs (next unused), kept by set and
+	// remove.
+	pub stats
 }
+
+// view is the collection one search ranks against: every doc, or only the public
+// ones (hide). norm is the table of norms under stats, nil when the search works
+// them out for the postings it reads (the public view of a table with private
+// docs: a second table would cost every Update as much again as norm does).
+type view struct {
+	stats *stats
+	norm  []float32
+	hide  bool
+}
+
+// view returns the collection as a search sees it: without the private docs
+// when hidePrivate.
+func (t *docTable) view(hidePrivate bool) view {
+	switch {
+	case !hidePrivate:
+		return view{stats: &t.stats, norm: t.norm}
+	case t.pub.docs == t.stats.docs: // no private doc: the statistics are the same
+		return view{stats: &t.pub, norm: t.norm, hide: true}
+	}
+	return view{stats: &t.pub, hide: true}
+}
+
+// hides reports whether v treats doc d as absent (d < len(docs)).
+func (v *view) hides(t *docTable, d uint32) bool { return v.hide && t.docs[d].private }
 
 type docInfo struct {
 	path     note.Path
@@ -25,6 +57,7 @@ type docInfo struct {
 	lens     [numFields]uint32
 	factor   float32 // folder factor
 	live     bool
+	private  bool
 }
 
 func newDocTable(factors map[string]float64) *docTable {
@@ -38,11 +71,19 @@ func (t *docTable) grow(n uint32) {
 	}
 }
 
-// set records a live doc (stats are the caller's business).
+// set records a live doc, in place of the one at id if any (stats are the
+// caller's business, the public statistics set's).
 func (t *docTable) set(id uint32, r docRecord) {
 	t.grow(id + 1)
+	t.unpublish(id)
+	if !r.private {
+		t.pub.docs++
+		for f := range t.pub.total {
+			t.pub.total[f] += uint64(r.lens[f])
+		}
+	}
 	t.docs[id] = docInfo{
-		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true,
+		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true, private: r.private,
 		factor: float32(folderFactor(t.factors, string(r.path))),
 	}
 	t.byPath[r.path] = id
@@ -61,18 +102,30 @@ func (t *docTable) setFactors(ff map[string]float64) {
 // remove forgets a doc.
 func (t *docTable) remove(id uint32) {
 	if int(id) < len(t.docs) && t.docs[id].live {
+		t.unpublish(id)
 		delete(t.byPath, t.docs[id].path)
 		t.docs[id] = docInfo{}
 	}
 }
 
-// avgLens returns the mean length of each field over live docs (1 when unknown).
-func (t *docTable) avgLens() [numFields]float64 {
+// unpublish takes the doc at id, if live and public, out of the public statistics.
+func (t *docTable) unpublish(id uint32) {
+	if d := &t.docs[id]; d.live && !d.private {
+		t.pub.docs--
+		for f := range t.pub.total {
+			t.pub.total[f] -= uint64(d.lens[f])
+		}
+	}
+}
+
+// avgLens returns the mean length of each field over the docs st counts (1 when
+// unknown).
+func avgLens(st *stats) [numFields]float64 {
 	var avg [numFields]float64
 	for f := range avg {
 		avg[f] = 1
-		if t.stats.docs > 0 && t.stats.total[f] > 0 {
-			avg[f] = float64(t.stats.total[f]) / float64(t.stats.docs)
+		if st.docs > 0 && st.total[f] > 0 {
+			avg[f] = float64(st.total[f]) / float64(st.docs)
 		}
 	}
 	return avg
@@ -80,7 +133,7 @@ func (t *docTable) avgLens() [numFields]float64 {
 
 // refresh recomputes norm from the lengths, the collection stats and w.
 func (t *docTable) refresh(w *Weights) {
-	avg := t.avgLens()
+	avg := avgLens(&t.stats)
 	var fw, fb, inv [numFields]float64
 	for f := range fieldMeta {
 		p := w.field(f)
@@ -95,7 +148,13 @@ func (t *docTable) refresh(w *Weights) {
 		row := t.norm[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
 		lens := &t.docs[d].lens
 		for f := range fieldMeta {
-			row[f] = float32(fw[f] / (1 - fb[f] + fb[f]*float64(lens[f])*inv[f]))
+			row[f] = fieldNorm(fw[f], fb[f], inv[f], lens[f])
 		}
 	}
+}
+
+// fieldNorm is a field's BM25F weight w divided by its length normalisation, for
+// length b and the inverse inv of the field's mean length.
+func fieldNorm(w, b, inv float64, length uint32) float32 {
+	return float32(w / (1 - b + b*float64(length)*inv))
 }

@@ -56,12 +56,16 @@ type Doc struct {
 	// Unparsed marks a note whose frontmatter broke the codec's rules; Note then
 	// holds what could be read (its body's links).
 	Unparsed bool
+	// Private marks a note only callers with the private scope may see, as the
+	// indexer judged it (the index does not interpret notes' privacy): a search
+	// with SearchOptions.HidePrivate answers as if it were not indexed.
+	Private bool
 }
 
 // Open opens the index in dir, creating dir and an empty index if needed. It
 // returns an error matching ErrLocked when another handle holds the index,
 // ErrFormat when the index was written by another FormatVersion or with other
-// stop words, and ErrCorrupt when its files are damaged; for those two the
+// stop words or private folders, and ErrCorrupt when its files are damaged; for those two the
 // caller removes dir and rebuilds. ErrUnavailable (no file descriptors, memory or
 // disk space to open it) means try again later.
 func Open(dir string, opts Options) (*Index, error) {
@@ -140,7 +144,7 @@ func (ix *Index) load() (err error) {
 	if err != nil {
 		return err
 	}
-	want := formatValue(ix.an)
+	want := formatValue(ix.an, ix.opts.PrivateFolders)
 	if v == nil {
 		// A new index, or one with only other tables: nothing of ours may exist.
 		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixGraph), UpperBound: searchEnd})
@@ -165,7 +169,7 @@ func (ix *Index) load() (err error) {
 	if !bytes.Equal(v, want) {
 		ver, n := binary.Uvarint(v)
 		if n > 0 && ver == FormatVersion {
-			return fmt.Errorf("%w: built with other analysis settings (stop words)", ErrFormat)
+			return fmt.Errorf("%w: built with other analysis settings (stop words or private folders)", ErrFormat)
 		}
 		return fmt.Errorf("%w: format %d, want %d", ErrFormat, ver, FormatVersion)
 	}
@@ -318,9 +322,10 @@ func (ix *Index) scanPrefix(prefix string, fn func(k, v []byte) error) error {
 	return it.Close()
 }
 
-func formatValue(a *analyzer) []byte {
+func formatValue(a *analyzer, privateFolders []string) []byte {
 	b := binary.AppendUvarint(nil, FormatVersion)
-	return append(b, a.fingerprint()...)
+	b = append(b, a.fingerprint()...)
+	return append(b, privacyFingerprint(privateFolders)...)
 }
 
 // get returns a copy of key's value, nil if absent.
@@ -379,7 +384,8 @@ func resourceShortage(err error) bool {
 // Reconfigure applies o's query-time settings — Weights, FolderFactors,
 // DiversityCap, ChunksPerFile — to the open index; the next search ranks with them
 // (no rebuild). Settings fixed when the index was built are not changed: stop
-// words other than the index's are ErrFormat (reopening rebuilds); Logger and
+// words or private folders other than the index's are ErrFormat (reopening
+// rebuilds); Logger and
 // CacheSize keep their values from Open. It waits for an Update or Rebuild in
 // progress.
 func (ix *Index) Reconfigure(o Options) error {
@@ -393,6 +399,9 @@ func (ix *Index) Reconfigure(o Options) error {
 	}
 	if newAnalyzer(o.StopWords).fingerprint() != ix.an.fingerprint() {
 		return fmt.Errorf("reconfigure index: %w: other stop words need a rebuild", ErrFormat)
+	}
+	if privacyFingerprint(o.PrivateFolders) != privacyFingerprint(ix.opts.PrivateFolders) {
+		return fmt.Errorf("reconfigure index: %w: other private folders need a rebuild", ErrFormat)
 	}
 	ix.opts.Weights, ix.opts.FolderFactors = o.Weights, o.FolderFactors
 	ix.opts.DiversityCap, ix.opts.ChunksPerFile = o.DiversityCap, o.ChunksPerFile

@@ -17,15 +17,17 @@ import (
 //	   term lists (with posting hashes), s/x/<doc> stored text (with a line table),
 //	   s/t/<term>\x00<last doc> posting blocks (the term's last keyed 0xffffffff).
 //	2  the link graph: g/n/<path> node records, g/a/<path> attachments.
-const FormatVersion = 2
+//	3  a flags uvarint (bit 0: private) ends the s/d/<doc> record; s/m/format also
+//	   records the private folders the indexer judged Doc.Private under.
+const FormatVersion = 3
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // and other tables can share the database.
 //
-//	s/m/format            uvarint FormatVersion, analyzer fingerprint
+//	s/m/format            uvarint FormatVersion, analyzer fingerprint, private folders
 //	s/m/commit            the commit the index reflects
 //	s/m/stats             uvarint next doc id, live docs, then per field the total length
-//	s/d/<doc BE32>        doc record: path, revision, title, per-field lengths
+//	s/d/<doc BE32>        doc record: path, revision, title, per-field lengths, flags
 //	s/f/<doc BE32>        forward list: the doc's terms, sorted, with their postings' hashes
 //	s/x/<doc BE32>        stored text: headings, body start, raw note bytes
 //	s/t/<term>\x00<doc>   posting block of term ending at doc (see postings.go)
@@ -90,7 +92,11 @@ type docRecord struct {
 	revision string
 	title    string
 	lens     [numFields]uint32
+	private  bool // Doc.Private
 }
+
+// Doc record flags.
+const flagPrivate = 1
 
 func (r *docRecord) encode() []byte {
 	b := make([]byte, 0, 16+len(r.path)+len(r.revision)+len(r.title)+4*int(numFields))
@@ -100,7 +106,11 @@ func (r *docRecord) encode() []byte {
 	for _, l := range r.lens {
 		b = binary.AppendUvarint(b, uint64(l))
 	}
-	return b
+	flags := uint64(0)
+	if r.private {
+		flags |= flagPrivate
+	}
+	return binary.AppendUvarint(b, flags)
 }
 
 func decodeDocRecord(b []byte) (docRecord, error) {
@@ -112,7 +122,9 @@ func decodeDocRecord(b []byte) (docRecord, error) {
 	for f := range r.lens {
 		r.lens[f] = uint32(d.uvarint())
 	}
-	if d.err != nil || len(d.b) != 0 {
+	flags := d.uvarint()
+	r.private = flags&flagPrivate != 0
+	if d.err != nil || len(d.b) != 0 || flags&^flagPrivate != 0 {
 		return r, fmt.Errorf("doc record: %w", errBadRecord)
 	}
 	return r, nil

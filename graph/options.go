@@ -2,6 +2,7 @@ package graph
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,11 @@ type Options struct {
 	ChunksPerFile int
 	// CacheSize is pebble's block cache in bytes (default 32 MiB).
 	CacheSize int64
+	// PrivateFolders are the private folders Doc.Private was judged under. The
+	// index only records them (order and case do not matter): opening or
+	// reconfiguring it with another list is ErrFormat, so that the private bits
+	// are judged again by a rebuild.
+	PrivateFolders []string
 }
 
 // Weights are the BM25F parameters: per field a weight and a length normalisation
@@ -134,6 +140,16 @@ func (o Options) withDefaults() Options {
 	}
 	o.FolderFactors = ff
 	return o
+}
+
+// privacyFingerprint identifies a list of private folders (Options.PrivateFolders).
+func privacyFingerprint(folders []string) string {
+	fs := make([]string, len(folders))
+	for i, f := range folders {
+		fs[i] = strings.ToLower(f)
+	}
+	slices.Sort(fs)
+	return ";private=" + strings.Join(slices.Compact(fs), "\x00")
 }
 
 // folderFactor returns the factor of the longest folder prefix of path in ff, or 1.

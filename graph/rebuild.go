@@ -149,7 +149,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		dt.grow(bld.stats.next)
 		lg = buildLinkGraph(bld.nodes, atts) // writeTables only reads them too
 	}()
-	err = writeTables(tables, commit, formatValue(ix.an), bld)
+	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)
 	<-built
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
@@ -183,7 +183,7 @@ type analysedDoc struct {
 func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 	da.analyse(d.Path, d.Note)
 	r := &analysedDoc{
-		rec:     docRecord{path: d.Path, revision: d.Revision, title: d.Note.Title, lens: da.lens},
+		rec:     docRecord{path: d.Path, revision: d.Revision, title: d.Note.Title, lens: da.lens, private: d.Private},
 		entries: make([]termEntry, len(da.entries)),
 		text:    storedTextOf(d.Note, da.lines).encode(nil),
 		node:    nodeRecOf(d.Note, d.Unparsed),

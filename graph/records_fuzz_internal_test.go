@@ -33,6 +33,8 @@ func FuzzDecodeDocRecord(f *testing.F) {
 		r.lens[i] = uint32(i * 300)
 	}
 	f.Add(r.encode())
+	r.private = true
+	f.Add(r.encode())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := decodeDocRecord(b)

@@ -26,7 +26,8 @@ const (
 // matches counting more. It stops after o.MaxScanDocs docs or o.MaxScanBytes
 // bytes (defaults 20,000 and 64 MiB) and says so: Results.Engine is "scan",
 // ScannedDocs and ScannedBytes say what it read and Truncated that it stopped
-// early. An error from docs ends the scan with that error.
+// early. An error from docs ends the scan with that error. With o.HidePrivate it
+// skips private docs (Doc.Private) as if docs did not hold them.
 func Scan(ctx context.Context, q string, docs iter.Seq2[Doc, error], o SearchOptions) (*Results, error) {
 	query, err := parseFor(q, o)
 	if err != nil {
@@ -57,7 +58,7 @@ func Scan(ctx context.Context, q string, docs iter.Seq2[Doc, error], o SearchOpt
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if d.Note == nil {
+		if d.Note == nil || o.HidePrivate && d.Private {
 			continue
 		}
 		if res.ScannedDocs >= maxDocs || res.ScannedBytes+int64(len(d.Note.Raw)) > maxBytes {

@@ -62,9 +62,13 @@ func (s *searchScratch) resetScores() {
 }
 
 // searcher runs one plan against one state of the index (under ix.mu.RLock).
+// Under a view that hides private docs, their postings are skipped wherever they
+// are read, and every statistic is the public docs' (view), so that the private
+// docs do not exist for the search.
 type searcher struct {
 	ix  *Index
 	dt  *docTable
+	v   view
 	pl  *plan
 	s   *searchScratch
 	ctx context.Context
@@ -145,7 +149,7 @@ func record(refs []postRef, br *blockReader, base int) []postRef {
 }
 
 func (se *searcher) init() {
-	avg := se.dt.avgLens()
+	avg := avgLens(se.v.stats)
 	for f := range numFields {
 		if f == fieldMeta {
 			continue
@@ -153,7 +157,7 @@ func (se *searcher) init() {
 		p := se.w.field(f)
 		se.fw[f], se.fb[f], se.invAvg[f] = p.Weight, p.B, 1/avg[f]
 	}
-	se.n = float64(se.dt.stats.docs)
+	se.n = float64(se.v.stats.docs)
 	idx := map[string]bool{}
 	for i := range se.pl.words[:se.pl.orig] {
 		se.tracked = append(se.tracked, tracked{term: se.pl.words[i].term})
@@ -212,8 +216,16 @@ func (se *searcher) collect() error {
 // tfw returns the BM25F pseudo term frequency of a posting: the field term
 // frequencies, each weighted and normalised by its field's length.
 func (se *searcher) tfw(p *posting) float64 {
-	row := se.dt.norm[int(p.doc)*int(fieldMeta):][:fieldMeta]
 	sum := float32(0)
+	if se.v.norm == nil {
+		lens := &se.dt.docs[p.doc].lens
+		for m := p.mask &^ (1 << fieldMeta); m != 0; m &= m - 1 {
+			f := bits.TrailingZeros8(m)
+			sum += float32(p.tf[f]) * fieldNorm(se.fw[f], se.fb[f], se.invAvg[f], lens[f])
+		}
+		return float64(sum)
+	}
+	row := se.v.norm[int(p.doc)*int(fieldMeta):][:fieldMeta]
 	for m := p.mask &^ (1 << fieldMeta); m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
 		sum += float32(p.tf[f]) * row[f]
@@ -264,7 +276,7 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		}
 	} else if allowed != nil {
 		for d := range se.dt.docs {
-			if allowed.has(uint32(d)) && se.dt.docs[d].live {
+			if allowed.has(uint32(d)) && se.dt.docs[d].live && !se.v.hides(se.dt, uint32(d)) {
 				cs = append(cs, cand{uint32(d), 0})
 			}
 		}
@@ -359,9 +371,9 @@ func (se *searcher) scoreWord(wi int) error {
 	s := se.s
 	s.touch = s.touch[:0]
 	dfE := 0
-	expansions := 0
-	var lastTerm []byte
+	var exp expansions
 	var br blockReader
+blocks:
 	for ok := it.First(); ok; ok = it.Next() {
 		term, _, okk := parseTermKey(it.Key())
 		if !okk {
@@ -372,13 +384,7 @@ func (se *searcher) scoreWord(wi int) error {
 			if strings.ContainsAny(string(term), "=#") {
 				continue // filter terms
 			}
-			if string(term) != string(lastTerm) {
-				expansions++
-				if expansions > maxExpansions {
-					break
-				}
-				lastTerm = append(lastTerm[:0], term...)
-			}
+			exp.next(term)
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
@@ -402,13 +408,19 @@ func (se *searcher) scoreWord(wi int) error {
 			s.arena = append(s.arena, br.pos...)
 		}
 		for br.next() {
-			if rec != nil {
-				s.refs = record(s.refs, &br, base)
-			}
 			d := br.cur.doc
 			if int(d) >= len(se.dt.docs) {
 				it.Close()
 				return corrupt(fmt.Errorf("posting for doc %d beyond table", d))
+			}
+			if se.v.hides(se.dt, d) {
+				continue
+			}
+			if !exact && !exp.count() {
+				break blocks
+			}
+			if rec != nil {
+				s.refs = record(s.refs, &br, base)
 			}
 			tf := se.tfw(&br.cur)
 			if tf == 0 {
@@ -589,23 +601,19 @@ func (se *searcher) eachPostingOf(term string, prefix bool, want func(uint32) bo
 		return corrupt(err)
 	}
 	var br blockReader
-	var lastTerm []byte
-	expansions := 0
+	var exp expansions
+blocks:
 	for ok := it.First(); ok; ok = it.Next() {
 		t, _, okk := parseTermKey(it.Key())
 		if !okk {
 			continue
 		}
-		if prefix && string(t) != term {
+		expanded := prefix && string(t) != term
+		if expanded {
 			if strings.ContainsAny(string(t), "=#") {
 				continue
 			}
-			if string(t) != string(lastTerm) {
-				if expansions++; expansions > maxExpansions {
-					break
-				}
-				lastTerm = append(lastTerm[:0], t...)
-			}
+			exp.next(t)
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
@@ -620,6 +628,12 @@ func (se *searcher) eachPostingOf(term string, prefix bool, want func(uint32) bo
 			if int(br.cur.doc) >= len(se.dt.docs) {
 				it.Close()
 				return corrupt(fmt.Errorf("posting for doc %d beyond table", br.cur.doc))
+			}
+			if se.v.hides(se.dt, br.cur.doc) {
+				continue
+			}
+			if expanded && !exp.count() {
+				break blocks
 			}
 			var ps []uint32
 			if want != nil {
@@ -715,7 +729,7 @@ func (se *searcher) matchErr(m matcher, n int) (docSet, error) {
 	switch {
 	case m.folder != "":
 		for d, info := range se.dt.docs {
-			if info.live && inFolder(info.path, m.folder) {
+			if info.live && inFolder(info.path, m.folder) && !se.v.hides(se.dt, uint32(d)) {
 				s.add(uint32(d))
 			}
 		}

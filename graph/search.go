@@ -23,12 +23,17 @@ type SearchOptions struct {
 	// Search ignores them.
 	MaxScanDocs  int
 	MaxScanBytes int64
+	// HidePrivate answers as if the private docs (Doc.Private) were not there:
+	// they match nothing, and every statistic ranking uses (the number of docs,
+	// document frequencies, mean field lengths, prefix expansions, feedback) and
+	// Total are the public docs' alone. Scan skips them before its bounds count.
+	HidePrivate bool
 }
 
 // Results are one page of hits.
 type Results struct {
 	Hits []Hit
-	// Total is the number of notes that matched.
+	// Total is the number of notes that matched (public ones under HidePrivate).
 	Total int
 	// Engine says what produced the results: "bm25f" (Search) or "scan" (Scan).
 	Engine string
@@ -96,7 +101,7 @@ func (ix *Index) Search(ctx context.Context, q string, o SearchOptions) (*Result
 	s := ix.getScratch(len(ix.docs.docs))
 	defer ix.scratch.Put(s)
 	defer s.reset()
-	se := searcher{ix: ix, dt: ix.docs, pl: pl, s: s, ctx: ctx, w: ix.opts.Weights}
+	se := searcher{ix: ix, dt: ix.docs, v: ix.docs.view(o.HidePrivate), pl: pl, s: s, ctx: ctx, w: ix.opts.Weights}
 	res, err := se.run(o)
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", q, err)
@@ -298,4 +303,32 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 		pl.labels = pl.labels[:64]
 	}
 	return pl, nil
+}
+
+// expansions counts the terms a prefix word expands to, in key order: a term
+// counts at its first posting the search sees (under a view that hides private
+// docs, a term only they hold is no expansion), and the word expands to at most
+// maxExpansions of them.
+type expansions struct {
+	last    []byte
+	n       int
+	pending bool // last has not been counted yet
+}
+
+// next starts the blocks of term t (a term's blocks are consecutive).
+func (e *expansions) next(t []byte) {
+	if string(t) != string(e.last) {
+		e.last = append(e.last[:0], t...)
+		e.pending = true
+	}
+}
+
+// count counts the current term at a posting the search sees; false: it is one
+// too many, and the expansion ends before it.
+func (e *expansions) count() bool {
+	if e.pending {
+		e.pending = false
+		e.n++
+	}
+	return e.n <= maxExpansions
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -170,15 +171,24 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 			secs[i].to = secs[i+1].from
 		}
 	}
+	count := map[int]int{}
+	var terms []int
 	for i := range secs {
-		count := map[int]int{}
+		clear(count)
 		for li := secs[i].from; li < secs[i].to; li++ {
 			for _, ti := range lineHits[li] {
 				count[ti]++
 			}
 		}
-		for ti, n := range count {
-			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(n)))
+		// In term order: a sum in map order differs in its last bits from one
+		// search to the next.
+		terms = terms[:0]
+		for ti := range count {
+			terms = append(terms, ti)
+		}
+		slices.Sort(terms)
+		for _, ti := range terms {
+			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
 	order := make([]int, len(secs))

@@ -68,7 +68,7 @@ func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
 	w.FeedbackDocs, w.FeedbackTerms, w.Feedback = s.Feedback.Docs, s.Feedback.Terms, s.Feedback.Weight
 	return graph.Options{
 		Logger: log, Weights: w, FolderFactors: s.FolderFactors, DiversityCap: s.DiversityCap,
-		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile,
+		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile, PrivateFolders: cfg.Privacy.Folders,
 	}
 }
 
@@ -157,7 +157,9 @@ func (x *Indexer) Reopen(ctx context.Context) error {
 // Reconfigure makes opts (SearchOptionsFrom the vault's settings) the index's: the
 // ranking settings apply to the next search, other stop words rebuild the index
 // from HEAD in the background (searches scan meanwhile), and an index opened or
-// rebuilt later uses them. Settings equal to the current ones cost a comparison.
+// rebuilt later uses them; so do other private folders, since the index's private
+// bits were judged under the old ones. Settings equal to the current ones cost a
+// comparison.
 // Like Reopen it never waits: while a catch-up or rebuild runs it does nothing, and
 // the maintainer's next round tries again. The Logger and CacheSize stay.
 func (x *Indexer) Reconfigure(ctx context.Context, opts graph.Options) error {
@@ -181,7 +183,7 @@ func (x *Indexer) Reconfigure(ctx context.Context, opts graph.Options) error {
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		if x.ix == ix && !x.closed {
-			x.log.Info("search settings changed the stop words; rebuilding the index")
+			x.log.Info("search or privacy settings changed the stop words or private folders; rebuilding the index")
 			x.recreateInBackground(ctx, ix, err)
 		}
 		return nil
@@ -196,7 +198,16 @@ func (x *Indexer) Reconfigure(ctx context.Context, opts graph.Options) error {
 func sameSearchOptions(a, b graph.Options) bool {
 	return a.Weights == b.Weights && maps.Equal(a.FolderFactors, b.FolderFactors) &&
 		a.DiversityCap == b.DiversityCap && a.ChunksPerFile == b.ChunksPerFile &&
-		(a.StopWords == nil) == (b.StopWords == nil) && slices.Equal(a.StopWords, b.StopWords)
+		(a.StopWords == nil) == (b.StopWords == nil) && slices.Equal(a.StopWords, b.StopWords) &&
+		slices.Equal(a.PrivateFolders, b.PrivateFolders)
+}
+
+// privacy is the privacy rule the index's private bits are judged by: the
+// private folders of its options (x.opts changes only under catchMu and mu).
+func (x *Indexer) privacy() config.Privacy {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return config.Privacy{Folders: x.opts.PrivateFolders}
 }
 
 // recreateInBackground takes the index out of use, saying why (cause), and
@@ -378,16 +389,17 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	}
 	// Read and parse the changed notes on every core when there are many (a pull,
 	// a rename that rewrote its links), in diff order.
+	pv := x.privacy()
 	put = make([]graph.Doc, len(files))
 	if len(files) < 8 {
 		for i, f := range files {
-			if put[i], err = readDoc(ctx, x.vault, f); err != nil {
+			if put[i], err = readDoc(ctx, x.vault, pv, f); err != nil {
 				return fmt.Errorf("catch up index: %w", err)
 			}
 		}
 	} else {
 		i := 0
-		for d, err := range readDocs(ctx, x.vault, files) {
+		for d, err := range readDocs(ctx, x.vault, pv, files) {
 			if err != nil {
 				return fmt.Errorf("catch up index: %w", err)
 			}
@@ -440,7 +452,7 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
 	}
-	if err := ix.Rebuild(ctx, string(head), readDocs(ctx, x.vault, files), p); err != nil {
+	if err := ix.Rebuild(ctx, string(head), readDocs(ctx, x.vault, x.privacy(), files), p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	// A rebuild holds every posting in memory at once; give that back to the OS
@@ -449,8 +461,9 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	return nil
 }
 
-// readDocs reads and parses files on every core and yields them (in no fixed order).
-func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[graph.Doc, error] {
+// readDocs reads and parses files on every core and yields them (in no fixed
+// order), with their privacy judged by pv.
+func readDocs(ctx context.Context, v *repo.Vault, pv config.Privacy, files []repo.File) iter.Seq2[graph.Doc, error] {
 	return func(yield func(graph.Doc, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -467,7 +480,7 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 				defer wg.Done()
 				for f := range jobs {
 					var r result
-					r.doc, r.err = readDoc(ctx, v, f)
+					r.doc, r.err = readDoc(ctx, v, pv, f)
 					select {
 					case out <- r:
 					case <-ctx.Done():
@@ -499,8 +512,9 @@ func readDocs(ctx context.Context, v *repo.Vault, files []repo.File) iter.Seq2[g
 	}
 }
 
-// readDoc reads and parses one file for the index (an attachment is not read).
-func readDoc(ctx context.Context, v *repo.Vault, f repo.File) (graph.Doc, error) {
+// readDoc reads and parses one file for the index (an attachment is not read),
+// judging its privacy by pv.
+func readDoc(ctx context.Context, v *repo.Vault, pv config.Privacy, f repo.File) (graph.Doc, error) {
 	if !isNote(f.Path) {
 		return graph.Doc{Path: f.Path, Revision: string(f.Revision)}, nil
 	}
@@ -508,19 +522,21 @@ func readDoc(ctx context.Context, v *repo.Vault, f repo.File) (graph.Doc, error)
 	if err != nil {
 		return graph.Doc{}, err
 	}
-	return parseDoc(f.Path, f.Revision, b), nil
+	return parseDoc(f.Path, f.Revision, b, pv), nil
 }
 
 // parseDoc parses a note for the index. A note whose frontmatter breaks the codec's
 // rules is still indexed, by its path and its text, with the links of its body.
-// A file that is not a note is an attachment (no Note).
-func parseDoc(p note.Path, rev repo.Revision, b []byte) graph.Doc {
+// A file that is not a note is an attachment (no Note). A note private under pv
+// is marked so (Doc.Private).
+func parseDoc(p note.Path, rev repo.Revision, b []byte, pv config.Privacy) graph.Doc {
 	if !isNote(p) {
 		return graph.Doc{Path: p, Revision: string(rev)}
 	}
 	n, err := note.Parse(p, b)
+	private := pv.NotePrivate(p, n, err, b)
 	if err == nil {
-		return graph.Doc{Path: p, Revision: string(rev), Note: n}
+		return graph.Doc{Path: p, Revision: string(rev), Note: n, Private: private}
 	}
 	n = &note.Note{Path: p, Raw: b, Title: note.Stem(p), TitleSource: note.TitleFromPath}
 	if body := bodyAfterFrontmatter(b); body != nil {
@@ -533,7 +549,7 @@ func parseDoc(p note.Path, rev repo.Revision, b []byte) graph.Doc {
 			}
 		}
 	}
-	return graph.Doc{Path: p, Revision: string(rev), Note: n, Unparsed: true}
+	return graph.Doc{Path: p, Revision: string(rev), Note: n, Unparsed: true, Private: private}
 }
 
 func isNote(p note.Path) bool { return strings.HasSuffix(strings.ToLower(string(p)), ".md") }
@@ -556,6 +572,9 @@ type SearchRequest struct {
 	Folder string
 	// Literal takes the query as plain words (no operators).
 	Literal bool
+	// HidePrivate answers as if the private notes were not in the vault (for a
+	// caller without the private scope): graph.SearchOptions.HidePrivate.
+	HidePrivate bool
 	// WaitForPendingWrites waits (up to Wait, default 2 s) for the index to reach HEAD,
 	// with the commits other processes made.
 	WaitForPendingWrites bool
@@ -605,7 +624,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		caughtUp = err == nil
 	}
 	head := string(x.vault.Head())
-	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal}
+	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal, HidePrivate: r.HidePrivate}
 	resp := &SearchResponse{HeadCommit: head, caughtUp: caughtUp}
 	ix, problem := x.index()
 	var res *graph.Results
@@ -632,7 +651,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		if ferr != nil {
 			return nil, ferr
 		}
-		res, err = graph.Scan(ctx, r.Query, readDocs(ctx, x.vault, notesOnly(files)), o)
+		res, err = graph.Scan(ctx, r.Query, readDocs(ctx, x.vault, x.privacy(), notesOnly(files)), o)
 		if err != nil {
 			return nil, err
 		}

@@ -260,19 +260,6 @@ func (c *caller) visibleParsed(p note.Path, n *note.Note, err error, raw []byte)
 	return c.all || !c.cfg.IsPrivate(p, nil) && !parsedPrivate(n, err, raw)
 }
 
-// visibleIn reports whether the caller may see the note at p at revision rev of
-// commit (a search hit from the index at that commit): when the caller's set of
-// private notes is of that very commit it answers alone, else visibleAt decides.
-func (c *caller) visibleIn(ctx context.Context, p note.Path, rev repo.Revision, commit string) bool {
-	if c.all {
-		return true
-	}
-	if set, err := c.privateAtHead(ctx); err == nil && commit != "" && string(c.privCommit) == commit {
-		return !c.cfg.IsPrivate(p, nil) && !set[p]
-	}
-	return c.visibleAt(ctx, p, rev)
-}
-
 // visibleAt reports whether the caller may see the note at p at revision rev,
 // using the HEAD set when rev is p's revision at HEAD and reading the bytes
 // otherwise.
@@ -299,24 +286,12 @@ func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	return c.visibleContent(p, b)
 }
 
-// contentPrivate reports whether a note's bytes make it private: `private: true`
-// (or yes/on) in its frontmatter. Bytes that do not parse but mention "private"
-// count as private (fail closed).
-func contentPrivate(p note.Path, raw []byte) bool {
-	if !bytes.Contains(raw, []byte("private")) && !bytes.ContainsRune(raw, '\\') {
-		return false
-	}
-	n, err := note.Parse(p, raw)
-	return parsedPrivate(n, err, raw)
-}
+// contentPrivate is config.ContentPrivate: the one rule, shared with the indexer.
+func contentPrivate(p note.Path, raw []byte) bool { return config.ContentPrivate(p, raw) }
 
-// parsedPrivate is contentPrivate for a note already parsed: n and err are what
-// note.Parse made of raw.
+// parsedPrivate is config.ParsedPrivate.
 func parsedPrivate(n *note.Note, err error, raw []byte) bool {
-	if err != nil {
-		return bytes.Contains(raw, []byte("private"))
-	}
-	return n.Frontmatter != nil && config.Truthy(n.Frontmatter.Fields["private"])
+	return config.ParsedPrivate(n, err, raw)
 }
 
 // privacySet follows the notes at HEAD whose frontmatter makes them private, for

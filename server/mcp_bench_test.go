@@ -374,10 +374,10 @@ func (e *mcpBench) readArgs(i int) map[string]any {
 }
 
 // searchDirect sends the index the request the search tool sends for a caller
-// without the private scope and a first page of 10: 2×(offset+limit+1) = 22 hits,
-// of which it keeps the visible ones.
+// without the private scope and a first page of 10: 11 hits (one more says whether
+// there is a next page) of the public view.
 func (e *mcpBench) searchDirect(ctx context.Context, i int) error {
-	_, err := e.v.Index.Search(ctx, server.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 22, Literal: true})
+	_, err := e.v.Index.Search(ctx, server.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 11, Literal: true, HidePrivate: true})
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -259,8 +260,8 @@ type SearchResult struct {
 	HeadCommit  string  `json:"head_commit"`
 	IndexStale  bool    `json:"index_stale"`
 	TookMS      float64 `json:"took_ms"`
-	// Total counts the matching notes you can see (for a caller without the private
-	// scope, an upper bound when private notes matched beyond the hits read).
+	// Total counts the matching notes you can see: for a caller without the private
+	// scope, the search ran as if the private notes were not there.
 	Total int `json:"total"`
 	// Truncated: the degraded scan stopped at its bound before reading every note.
 	Truncated bool        `json:"truncated"`
@@ -285,45 +286,21 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		return nil, err
 	}
 	start := time.Now()
-	req := SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites}
-	var first *SearchResponse
-	var hits []graph.Hit
-	hidden, fetched, skipped := 0, 0, 0
-	batch := limit + 1 // one more than a page says whether there is a next one
-	if !c.all {
-		batch = min(max(2*(in.Offset+limit+1), 20), 1000)
+	// A caller without the private scope searches the public view: private notes
+	// match nothing and weigh in no statistic, total included.
+	req := SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
+		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.all} // one more than a page says whether there is a next one
+	first, err := t.v.Index.Search(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	for {
-		req.Limit, req.Offset = batch, fetched
-		if c.all {
-			req.Offset = in.Offset
-		}
-		r, err := t.v.Index.Search(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		req.WaitForPendingWrites = false
-		if first == nil {
-			first = r
-		}
-		if c.all {
-			hits = r.Hits
-			break
-		}
-		for _, h := range r.Hits {
-			switch {
-			case !c.visibleIn(ctx, h.Path, repo.Revision(h.Revision), r.IndexCommit):
-				hidden++
-			case skipped < in.Offset:
-				skipped++
-			case len(hits) <= limit:
-				hits = append(hits, h)
-			}
-		}
-		fetched += len(r.Hits)
-		if len(hits) > limit || len(r.Hits) == 0 || fetched >= r.Total || fetched >= 2*maxSearchOffset {
-			break
-		}
+	hits, total := first.Hits, first.Total
+	if !c.all {
+		// The index judged privacy under the private folders of the settings it
+		// was built with; until the maintainer has it rebuilt after they changed,
+		// a hit under a folder private now is dropped.
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return c.cfg.IsPrivate(h.Path, nil) })
+		total -= len(first.Hits) - len(hits)
 	}
 	if in.WaitForPendingWrites && first.Engine == EngineBM25 && first.IndexStale && !first.caughtUp {
 		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
@@ -331,7 +308,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 				first.IndexCommit, first.HeadCommit)}
 	}
 	out := &SearchResult{Engine: first.Engine, IndexCommit: first.IndexCommit, HeadCommit: first.HeadCommit,
-		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: first.Total - hidden, Hits: []SearchHit{}}
+		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: total, Hits: []SearchHit{}}
 	more := len(hits) > limit
 	if len(hits) > limit {
 		hits = hits[:limit]

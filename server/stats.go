@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -69,7 +70,7 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 			out.docs = append(out.docs, graph.Doc{Path: f.Path, Revision: string(f.Revision)})
 		}
 	}
-	for d, err := range readDocs(ctx, v, notesOnly(files)) {
+	for d, err := range readDocs(ctx, v, config.Privacy{}, notesOnly(files)) { // privacy is not asked of these
 		if err != nil {
 			return nil, err
 		}
