@@ -71,7 +71,10 @@ type HTTPOptions struct {
 //  2. the path — 404 for anything but MCPPath; the method — 405 for anything but
 //     GET, HEAD, POST and DELETE;
 //  3. the bearer token — 401 with WWW-Authenticate: Bearer realm="norn";
-//  4. the body size — 413;
+//  4. the body size — 413; a body that is valid JSON but not one JSON-RPC message
+//     (a batch, a scalar, an id that is not a string or a number, a request with id
+//     null) — 400 with a JSON-RPC Invalid Request error (-32600, id null), and
+//     nothing runs (invalidRequest);
 //  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
@@ -207,6 +210,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
 			return
+		}
+		if json.Valid(b) {
+			if e := invalidRequest(b); e != nil {
+				writeJSONRPCError(w, e)
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
@@ -387,6 +396,15 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
+}
+
+// writeJSONRPCError answers a JSON-RPC error as mcp-go's handler does: 400 with the
+// error as the JSON body.
+func writeJSONRPCError(w http.ResponseWriter, e *mcp.JSONRPCError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(e)
 }
 
 // hostname is the host of a host[:port], lowercased, without brackets.
