@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +76,47 @@ func limitsOf(opts HTTPOptions) httpLimits {
 		l.maxConcurrent = DefaultMaxConcurrent
 	}
 	return l
+}
+
+// admit takes a slot of p's bound for r (429 when none is free) and, for a POST,
+// reads its body (readBody) and checks its JSON-RPC envelope (invalidRequest),
+// putting the body back in r for mcp-go. It answers a refusal itself and returns
+// false then; otherwise release gives the slot back once the request is done.
+func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p Principal) (release func(), ok bool) {
+	kind := slotCall
+	if r.Method == http.MethodGet {
+		kind = slotStream
+	}
+	if !h.slots.acquire(p.Name, kind) {
+		h.tooMany(w, p, kind)
+		return nil, false
+	}
+	release = func() { h.slots.release(p.Name, kind) } // the kind held when it is called
+	if r.Body == nil || r.Method != http.MethodPost {
+		return release, true
+	}
+	b, ok := h.readBody(w, r)
+	if !ok {
+		release()
+		return nil, false
+	}
+	if json.Valid(b) { // mcp-go answers a body that is not JSON
+		if e := invalidRequest(b); e != nil {
+			writeJSONRPCError(w, e)
+			release()
+			return nil, false
+		}
+		if isListen(b) { // a stream, not a call: it trades its call slot for a stream slot
+			h.slots.release(p.Name, kind)
+			if kind = slotNone; !h.slots.acquire(p.Name, slotStream) {
+				h.tooMany(w, p, slotStream)
+				return nil, false
+			}
+			kind = slotStream
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return release, true
 }
 
 // readBody reads r's body, up to h.maxBody bytes, within h's body timeout (a read

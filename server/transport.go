@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -217,36 +216,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	kind := slotCall
-	if r.Method == http.MethodGet {
-		kind = slotStream
-	}
-	if !h.slots.acquire(p.Name, kind) {
-		h.tooMany(w, p, kind)
+	release, ok := h.admit(w, r, p)
+	if !ok {
 		return
 	}
-	defer func() { h.slots.release(p.Name, kind) }() // the kind held when it returns
-	if r.Body != nil && r.Method == http.MethodPost {
-		b, ok := h.readBody(w, r)
-		if !ok {
-			return
-		}
-		if json.Valid(b) {
-			if e := invalidRequest(b); e != nil {
-				writeJSONRPCError(w, e)
-				return
-			}
-			if isListen(b) { // a stream, not a call: it trades its call slot for a stream slot
-				h.slots.release(p.Name, kind)
-				if kind = slotNone; !h.slots.acquire(p.Name, slotStream) {
-					h.tooMany(w, p, slotStream)
-					return
-				}
-				kind = slotStream
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-	}
+	defer release()
 	sid := r.Header.Get(sessionHeader)
 	if sid == "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) && handshakeProtocol(r) {
 		// mcp-go would open a listening stream for nobody's session, or end none
