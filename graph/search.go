@@ -77,8 +77,19 @@ const (
 	maxLimit     = 1000
 	// maxExpansions caps how many distinct terms a prefix word expands to.
 	maxExpansions = 256
-	engineBM25F   = "bm25f"
-	engineScan    = "scan"
+	// MaxQueryBytes caps a query's length in bytes: twice the longest query of
+	// the IR collections (CISI's, 2,023 bytes of prose).
+	MaxQueryBytes = 4096
+	// MaxQueryClauses caps a query's words, phrases and filters (OR not counted):
+	// CISI's longest query has 334 words.
+	MaxQueryClauses = 512
+	// MaxQueryPhrases caps a query's phrases: each is matched on positions, the
+	// costliest clause (16 phrases of common words and 496 prefix words, the
+	// worst query within the caps, take 0.16 s on obsidian-hub;
+	// BenchmarkSearch_Adversarial).
+	MaxQueryPhrases = 16
+	engineBM25F     = "bm25f"
+	engineScan      = "scan"
 )
 
 // Search runs q (ParseQuery syntax, or plain words with o.Literal) and returns one
@@ -110,11 +121,39 @@ func (ix *Index) Search(ctx context.Context, q string, o SearchOptions) (*Result
 	return res, nil
 }
 
+// parseFor parses q as Search and Scan take it, within the query caps: at most
+// MaxQueryBytes bytes, MaxQueryClauses clauses and MaxQueryPhrases phrases. A
+// query over a cap is an error matching ErrQuery that names the cap and the size
+// given.
 func parseFor(q string, o SearchOptions) (*Query, error) {
-	if o.Literal {
-		return literalQuery(q)
+	if len(q) > MaxQueryBytes {
+		return nil, &QueryError{Query: q, Pos: MaxQueryBytes,
+			Reason: fmt.Sprintf("the query is %d bytes, over the limit of %d: shorten it", len(q), MaxQueryBytes)}
 	}
-	return ParseQuery(q)
+	var query *Query
+	var err error
+	if o.Literal {
+		query, err = literalQuery(q)
+	} else {
+		query, err = ParseQuery(q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	phrases := 0
+	for i, c := range query.Clauses {
+		if i >= MaxQueryClauses {
+			return nil, &QueryError{Query: q, Pos: c.Pos,
+				Reason: fmt.Sprintf("the query has %d words, phrases and filters, over the limit of %d: shorten it", len(query.Clauses), MaxQueryClauses)}
+		}
+		if c.Kind == ClausePhrase {
+			if phrases++; phrases > MaxQueryPhrases {
+				return nil, &QueryError{Query: q, Pos: c.Pos,
+					Reason: fmt.Sprintf("the query has more than %d phrases, the limit: use fewer quotes", MaxQueryPhrases)}
+			}
+		}
+	}
+	return query, nil
 }
 
 // literalQuery makes every space-separated word of q a bare word.

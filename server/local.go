@@ -55,7 +55,7 @@ type localEndpoint struct {
 // Query is one read-only question a command asks: Op names it, the other fields are
 // its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
 type Query struct {
-	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping
+	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh
 	Search       *SearchRequest             `json:"search,omitempty"`
 	Note         note.Path                  `json:"note,omitempty"`
 	To           note.Path                  `json:"to,omitempty"`
@@ -76,8 +76,23 @@ type searchAnswer struct {
 // The asking process may have just committed (a `norn write`, the git CLI), and
 // it must see that commit: the vault is refreshed from disk first (a search does
 // so itself, as a search that waits for pending writes).
+//
+// "refresh" is what a command that committed asks (NotifyCommitted): the server
+// takes in the commit at once — the HEAD its reads see, and its index — instead of
+// at its next maintenance round. It takes no data and changes nothing but the
+// server's view of the vault.
 func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
-	if q.Op == "ping" {
+	switch q.Op {
+	case "ping":
+		return struct{}{}, nil
+	case "refresh":
+		if err := v.Refresh(ctx); err != nil {
+			return nil, fmt.Errorf("local refresh: %w", err)
+		}
+		// Refresh caught the index up unless a catch-up was under way; make sure.
+		if err := v.Index.CatchUp(ctx); err != nil {
+			return nil, fmt.Errorf("local refresh: %w", err)
+		}
 		return struct{}{}, nil
 	}
 	if q.Op != "search" {
@@ -259,6 +274,19 @@ func writeLocal(w http.ResponseWriter, status int, body any) {
 // or a stale one), and a *LocalError when the server answered with a failure.
 func AskLocal(ctx context.Context, gitDir string, q Query, out any) error {
 	return askLocal(ctx, LocalEndpointPath(gitDir), q, out, 0)
+}
+
+// notifyTimeout bounds how long NotifyCommitted waits for the server.
+const notifyTimeout = time.Second
+
+// NotifyCommitted tells the norn serve running on the vault whose git folder is
+// gitDir, if any, that a commit landed, so that its reads and its index are current
+// at once instead of at its next maintenance round. It is best effort and quick:
+// without a server it fails at once, and a server that does not answer within
+// notifyTimeout is given up on; either way the error wraps ErrNoLocalServer (the
+// server, if there is one, takes the commit in at its next round).
+func NotifyCommitted(ctx context.Context, gitDir string) error {
+	return askLocal(ctx, LocalEndpointPath(gitDir), Query{Op: "refresh"}, nil, notifyTimeout)
 }
 
 func askLocal(ctx context.Context, path string, q Query, out any, timeout time.Duration) error {

@@ -147,9 +147,10 @@ type stdioMessage struct {
 	Method string          `json:"method"`
 }
 
-// handle routes one line: a request runs on its own goroutine, a notification is
-// handled here, in order; a response from the client is dropped (this server sends
-// no requests to its client).
+// handle routes one line: a message whose envelope is not one JSON-RPC message is
+// answered Invalid Request (invalidRequest); a request runs on its own goroutine, a
+// notification is handled here, in order; a response from the client is dropped
+// (this server sends no requests to its client).
 func (s *stdioServer) handle(reqCtx, listenCtx context.Context, line []byte) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -157,6 +158,10 @@ func (s *stdioServer) handle(reqCtx, listenCtx context.Context, line []byte) {
 	}
 	if !json.Valid(line) {
 		s.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
+		return
+	}
+	if e := invalidRequest(line); e != nil {
+		s.write(e)
 		return
 	}
 	var m stdioMessage

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -56,6 +55,21 @@ type HTTPOptions struct {
 	AllowUnauthenticatedLoopback bool
 	// MaxBodyBytes caps a request body (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+	// HeaderTimeout bounds how long a client may take to send a request's headers
+	// (default DefaultHeaderTimeout); BodyTimeout, its body once the headers are in
+	// (default DefaultBodyTimeout: 408 body_timeout, and the connection is closed);
+	// IdleTimeout, how long a kept-alive connection waits for its next request
+	// (default DefaultIdleTimeout). No timeout cuts a response: listening streams
+	// stay open. HeaderTimeout and IdleTimeout apply through NewServer.
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// MaxHeaderBytes caps a request's headers (default DefaultMaxHeaderBytes;
+	// through NewServer).
+	MaxHeaderBytes int
+	// MaxConcurrent is how many requests one principal may have running at once
+	// (default DefaultMaxConcurrent); one more is answered 429 too_many_requests
+	// with Retry-After. Listening streams (a GET, subscriptions/listen) are counted
+	// apart, against the same number, so they never take a call's place.
+	MaxConcurrent int
 	// Logger is for the transport's own events (default slog.Default()). Tokens are
 	// never logged.
 	Logger *slog.Logger
@@ -71,8 +85,13 @@ type HTTPOptions struct {
 //  2. the path — 404 for anything but MCPPath; the method — 405 for anything but
 //     GET, HEAD, POST and DELETE;
 //  3. the bearer token — 401 with WWW-Authenticate: Bearer realm="norn";
-//  4. the body size — 413;
-//  5. the session: an Mcp-Session-Id belongs to the token whose initialize created
+//  4. the principal's bound on requests at once — 429 too_many_requests with
+//     Retry-After (HTTPOptions.MaxConcurrent; listening streams counted apart);
+//  5. the body: its size — 413; its pace — 408 body_timeout; a body that is valid
+//     JSON but not one JSON-RPC message (a batch, a scalar, an id that is not a
+//     string or a number, a request with id null) — 400 with a JSON-RPC Invalid
+//     Request error (-32600, id null), and nothing runs (invalidRequest);
+//  6. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
 //     re-initializes on 404); under the handshake protocols, a GET or DELETE
@@ -95,6 +114,8 @@ type HTTPHandler struct {
 	host      string // bound host, lowercased, without brackets
 	allowAnon bool
 	maxBody   int64
+	limits    httpLimits
+	slots     *principalSlots
 
 	mu       sync.Mutex
 	sessions map[string]binding   // session id → who created it
@@ -152,8 +173,10 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBodyBytes
 	}
+	limits := limitsOf(opts)
 	h := &HTTPHandler{tokens: opts.Tokens, log: log, loopback: loopback, host: host,
-		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody,
+		allowAnon: opts.AllowUnauthenticatedLoopback, maxBody: maxBody, limits: limits,
+		slots:    &principalSlots{max: limits.maxConcurrent, used: map[slotKey]int{}},
 		sessions: map[string]binding{}, streams: map[*stream]struct{}{}}
 	h.mcp = mcpserver.NewStreamableHTTPServer(mcp,
 		mcpserver.WithEndpointPath(MCPPath),
@@ -193,23 +216,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if r.Body != nil && r.Method == http.MethodPost {
-		if r.ContentLength > h.maxBody {
-			h.tooLarge(w)
-			return
-		}
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			h.tooLarge(w)
-			return
-		}
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
+	release, ok := h.admit(w, r, p)
+	if !ok {
+		return
 	}
+	defer release()
 	sid := r.Header.Get(sessionHeader)
 	if sid == "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) && handshakeProtocol(r) {
 		// mcp-go would open a listening stream for nobody's session, or end none
@@ -387,6 +398,15 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
+}
+
+// writeJSONRPCError answers a JSON-RPC error as mcp-go's handler does: 400 with the
+// error as the JSON body.
+func writeJSONRPCError(w http.ResponseWriter, e *mcp.JSONRPCError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(e)
 }
 
 // hostname is the host of a host[:port], lowercased, without brackets.

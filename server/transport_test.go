@@ -85,8 +85,7 @@ func serveMCPHTTP(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions)
 		ln.Close()
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h}
-	srv.RegisterOnShutdown(h.CloseSessions)
+	srv := h.NewServer()
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
 	t.Cleanup(func() { srv.Shutdown(context.Background()); <-done })

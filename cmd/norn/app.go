@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
@@ -85,6 +86,11 @@ type globals struct {
 	vault   string
 	json    bool
 	verbose bool
+
+	// landed is set when the command committed to the vault at gitDir (openVault);
+	// run then tells a norn serve running on it (notifyServer).
+	landed atomic.Bool
+	gitDir string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -127,6 +133,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		ce.stdout = out
 		err := c.run(ctx, &ce, g, args[1:])
 		out.flush()
+		notifyServer(ctx, &ce, g)
 		return report(&ce, g, c, err)
 	}
 	fmt.Fprintf(e.stderr, "norn: unknown command %q\n", args[0])

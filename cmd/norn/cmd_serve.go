@@ -28,6 +28,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	fs.Var(checkedString{&agent, server.ValidPrincipalName}, "agent", "with --stdio: act as this agent (scopes read,write) instead of the vault owner; a token name's rules")
 	maintenance := fs.Bool("maintenance", false, "with --stdio: add the maintenance scope (may change protected blocks)")
 	anon := fs.Bool("allow-unauthenticated-loopback", false, "with --http on a loopback address: serve requests without a token as the local agent (read,write)")
+	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "with --http: how many requests one principal may have running at once (more are answered 429; listening streams are counted apart)")
 	validate := fs.Bool("validate-output", false, "check every tool result against the tool's output schema before sending it (tests and interop runs; costs 0.1–0.4 ms a call)")
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
@@ -39,6 +40,9 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		return usagef("--allow-unauthenticated-loopback goes with --http")
 	case !*stdio && (agent != "" || *maintenance):
 		return usagef("--agent and --maintenance go with --stdio (over HTTP, the token says who is calling)")
+	}
+	if err := inRange("max-concurrent", *maxConcurrent, 1, 10000); err != nil {
+		return err
 	}
 	log := logger(e, g)
 	if addr != "" {
@@ -86,7 +90,8 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 
 	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), log)
-	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon, Logger: log})
+	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon,
+		MaxConcurrent: *maxConcurrent, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -104,23 +109,15 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintf(e.stderr, "  tokens: norn token add NAME | list | revoke NAME (read again without a restart)\n")
 	}
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
-	return serveHTTP(ctx, ln, h, h.CloseSessions, shutdownGrace, log)
+	return serveHTTP(ctx, ln, h.NewServer(), shutdownGrace, log)
 }
 
-// serveHTTP serves h on ln until ctx is done, then shuts down gracefully: it stops
-// accepting, calls onShutdown (which ends long-lived streams) and lets in-flight
-// requests finish for up to grace before cutting them off. A stop asked by ctx is a
-// clean exit (nil).
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, onShutdown func(), grace time.Duration, log *slog.Logger) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
-	if onShutdown != nil {
-		srv.RegisterOnShutdown(onShutdown)
-	}
+// serveHTTP serves srv (the handler's, with its timeouts; see
+// server.HTTPHandler.NewServer) on ln until ctx is done, then shuts down
+// gracefully: it stops accepting, runs srv's shutdown functions (which end
+// long-lived streams) and lets in-flight requests finish for up to grace before
+// cutting them off. A stop asked by ctx is a clean exit (nil).
+func serveHTTP(ctx context.Context, ln net.Listener, srv *http.Server, grace time.Duration, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -170,7 +170,9 @@ func TestServeHTTP_GracefulShutdown(t *testing.T) {
 	began := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- serveHTTP(ctx, ln, h, func() { h.CloseSessions(); close(began) }, time.Minute, quiet)
+		srv := h.NewServer()
+		srv.RegisterOnShutdown(func() { close(began) })
+		done <- serveHTTP(ctx, ln, srv, time.Minute, quiet)
 	}()
 
 	c, err := client.NewStreamableHttpClient("http://" + addr + server.MCPPath)

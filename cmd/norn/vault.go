@@ -25,15 +25,32 @@ func vaultDir(e *env, g *globals) string {
 	return d
 }
 
-// openVault opens the vault with the write gates of its settings wired in.
+// openVault opens the vault with the write gates of its settings wired in. A
+// commit the command makes is noted in g, so that a norn serve running on the
+// vault is told once the command is done (notifyServer).
 func openVault(ctx context.Context, e *env, g *globals) (*repo.Vault, *server.Settings, error) {
 	settings := server.NewSettings()
-	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate})
+	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate,
+		OnCommit: func([]repo.Commit) { g.landed.Store(true) }})
 	if err != nil {
 		return nil, nil, err
 	}
+	g.gitDir = v.GitDir()
 	settings.Bind(v)
 	return v, settings, nil
+}
+
+// notifyServer tells the norn serve running on the vault, if any, that the command
+// committed, so that the server's reads see the commit at once. It is best effort:
+// without a server, or with one that does not answer quickly, the command's result
+// stands (the server takes the commit in at its next maintenance round).
+func notifyServer(ctx context.Context, e *env, g *globals) {
+	if !g.landed.Load() || g.gitDir == "" {
+		return
+	}
+	if err := server.NotifyCommitted(ctx, g.gitDir); err != nil {
+		logger(e, g).Debug("no norn serve told of the commit", "err", err)
+	}
 }
 
 // writer holds the flags every mutating command takes.

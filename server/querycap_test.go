@@ -1,0 +1,30 @@
+package server_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/server"
+)
+
+// TestMCP_SearchQueryCap: a search query over graph.MaxQueryBytes is invalid_input
+// (fix_input) naming the limit and the size given, parsed or literal; one at the
+// limit runs.
+func TestMCP_SearchQueryCap(t *testing.T) {
+	_, e := newMCPEnv(t, map[string]string{"a.md": "# Alpha\nalpha words\n"})
+	owner := &server.Principal{Name: "o", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopePrivate}}
+	c, ctx := e.connect(owner, false)
+	long := strings.Repeat("alpha ", 3<<20/6)
+	for _, literal := range []bool{false, true} {
+		te := wantError(t, c, ctx, "search", map[string]any{"query": long, "literal": literal}, server.CodeInvalidInput, server.ClassFixInput)
+		if !strings.Contains(te.Message, fmt.Sprintf("%d bytes, over the limit of %d", len(long), graph.MaxQueryBytes)) || len(te.Message) > 500 {
+			t.Fatalf("literal=%v: message %q", literal, te.Message)
+		}
+	}
+	atLimit := strings.Repeat("alphabetical ", graph.MaxQueryBytes/13+1)[:graph.MaxQueryBytes]
+	if te := callTool(t, c, ctx, "search", map[string]any{"query": atLimit}, nil); te != nil {
+		t.Fatalf("a query at the limit: %v", te)
+	}
+}
