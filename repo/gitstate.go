@@ -25,7 +25,8 @@ var inProgress = []struct{ name, what, finish string }{
 // finishes what git is doing — retrying sooner fails the same way.
 type BusyError struct {
 	Reason string
-	// Locked: only a git command holding .git/index.lock (usually for a moment).
+	// Locked: only a git command holding .git/index.lock, or finishing a
+	// checkout (see indexForOtherTree): a moment's.
 	Locked bool
 }
 
@@ -37,9 +38,11 @@ func (e *BusyError) Is(target error) bool { return target == ErrConflict }
 // gitBusy says why the working tree and git's index are not the vault's branch's
 // to touch now (a *BusyError), or returns nil when they are: no git operation may
 // be stopped half-way, no git command may hold .git/index.lock, sparse checkout
-// must be off (files outside its cone are not deleted notes), and HEAD must still
+// must be off (files outside its cone are not deleted notes), HEAD must still
 // name the branch the vault opened on (a `git switch` beside a running server
-// makes the working tree another branch's).
+// makes the working tree another branch's), and git's index must not have just been
+// written for another tree (a switch between its index and HEAD updates; see
+// indexForOtherTree).
 func (v *Vault) gitBusy() error { return v.gitState(true) }
 
 // gitState is gitBusy; without lock, index.lock is not looked at (the caller
@@ -64,7 +67,9 @@ func (v *Vault) gitState(lock bool) error {
 	case ref != v.branch:
 		return &BusyError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: git switch %s, or restart norn on the new branch", strings.TrimPrefix(ref, "refs/heads/"), short, short)}
 	}
-	return nil
+	// HEAD names the branch, but git may be a step short of moving it: a switch
+	// renames its new index into place before it writes HEAD.
+	return v.indexForOtherTree()
 }
 
 // stoppedOp returns a *BusyError for the git operation stopped half-way whose

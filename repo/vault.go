@@ -124,6 +124,8 @@ type Vault struct {
 	mendLater, idxDirty bool
 	// busyMarks are the paths gitBusy looks for (busyMarkPaths).
 	busyMarks []string
+	// treeSeen is the cache tree root last read from git's index (indexForOtherTree).
+	treeSeen atomic.Pointer[indexTreeSeen]
 	// logRefs: write reflogs even where none exist yet (core.logAllRefUpdates,
 	// read at Open; see logRefUpdate).
 	logRefs bool
