@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -183,6 +184,7 @@ func (v *Vault) exclusive(fn func()) {
 	case v.idx.changedOnDisk():
 		// git changed its index without moving the branch (git add, git rm
 		// --cached): writing Norn's copy back would undo that.
+		v.sawGit()
 		v.reloadIndex()
 	}
 	fn()
@@ -222,6 +224,7 @@ func (v *Vault) syncForeign() {
 	if tip == old {
 		return
 	}
+	v.sawGit()
 	v.wtMu.Lock()
 	err = v.loadHead()
 	v.wtMu.Unlock()
@@ -341,38 +344,49 @@ func (v *Vault) process(batch []*request) {
 	v.commitGroup(group)
 }
 
+// restageMax bounds how often commitGroup stages a batch again because git
+// rewrote its index meanwhile; then the batch is refused as git being busy.
+const restageMax = 8
+
+// commitGroup commits a batch of requests, each as its own commit, with one sync,
+// and brings the working tree and git's index to the last (see tryGroup).
 func (v *Vault) commitGroup(group []*request) {
 	if len(group) == 0 {
 		return
 	}
-	// Take git's index lock for the whole batch, as git does: a `git switch` or
-	// `git commit` cannot start between the check below and the batch's index
-	// write (a switch meanwhile put this branch's files under the other's HEAD).
-	// The marker first: a crash while the lock is held leaves it, and Open then
-	// knows the lock is Norn's own and removes it.
+	// The marker first: a crash while index.lock is Norn's leaves it, and Open
+	// then knows the lock is Norn's own and removes it.
 	v.markWorktree()
 	defer v.unmarkWorktree()
-	err := v.idx.lockIndex(lockWait)
-	if err != nil {
-		err = &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
-	} else if err = v.gitState(false); err != nil {
-		v.idx.unlockIndex()
-	}
-	if err != nil {
-		// The working tree and git's index are another branch's or a stopped git
-		// operation's: a commit here would overwrite its files (and the branch
-		// would get them back as edits).
-		var busy *BusyError
-		if !errors.As(err, &busy) || !busy.Locked {
-			v.away.Store(true)
-			v.mendLater = true // git may leave its index behind the branch (see exclusive)
+	for try := 1; ; try++ {
+		if group = v.tryGroup(group, try == restageMax); len(group) == 0 {
+			return
 		}
-		for _, r := range group {
-			r.reply <- reply{err: err}
-		}
-		return
+		// git changed its index (and so perhaps the working tree the batch's
+		// checks read) while the batch was staged: read both again and restage
+		// the requests that had passed (the others have their answer).
+		v.syncForeign()
+		v.reloadIndex()
 	}
-	defer v.idx.unlockIndex() // when the batch wrote no index
+}
+
+// tryGroup stages a batch, makes it durable and publishes it. It takes git's
+// index lock only to publish, as git does for its own commits: from the check that
+// the working tree is the branch's (gitState) and git's index what Norn last read,
+// through moving the branch and writing the working tree, to renaming git's index
+// into place. Staging and the sync happen before, so that a person's git command
+// finds the lock free nearly all the time; a git command that changed the index
+// meanwhile makes the batch's staged requests stage again (again), unless last: git changes
+// the working tree only under its index lock, and writes its index when it does,
+// so a batch whose index is still the one Norn read staged against what git left.
+// (An external commit's check that the scanned edits are still on disk then holds
+// too.)
+func (v *Vault) tryGroup(group []*request, last bool) (again []*request) {
+	v.waitGitQuiet()
+	if err := v.gitReady(false); err != nil {
+		v.refuse(group, err)
+		return nil
+	}
 	base := v.snap.Load()
 	cur := base
 	var done []*staged
@@ -399,14 +413,27 @@ func (v *Vault) commitGroup(group []*request) {
 	if len(done) == 0 {
 		// A transaction queues its objects only once it passes: nothing to write.
 		objects.wait()
-		return
+		return nil
 	}
 	// Encode git's index for after the batch while the objects sync.
 	v.prepareIndex(done)
 	encoded := make(chan *encodedIndex, 1)
-	go func() { encoded <- v.idx.encodeIndex() }()
+	go func(x *gitIndex) {
+		enc := x.encodeIndex()
+		// A new shared index is written (and fsynced) here, not under git's
+		// index lock: it is a new file that nothing names until .git/index does.
+		if enc.shared != nil {
+			if err := writeShared(filepath.Dir(x.path), enc.next, enc.shared); err == nil {
+				enc.shared = nil
+			}
+		}
+		if f, err := x.prepare(enc.main); err == nil {
+			enc.file = f
+		}
+		encoded <- enc
+	}(v.idx)
 	fail := func(err error) {
-		<-encoded
+		(<-encoded).discard()
 		v.reloadIndex()
 		for _, st := range done {
 			st.req.reply <- reply{err: err}
@@ -414,17 +441,35 @@ func (v *Vault) commitGroup(group []*request) {
 	}
 	if err := objects.wait(); err != nil {
 		fail(err)
-		return
+		return nil
 	}
+	enc := <-encoded // prepared before the sync, which makes it durable too
+	encoded <- enc
 	// Take the ref's lock and write its new value before the sync, so that one
 	// syncfs makes the pack, its index and the ref's new bytes durable; renaming the
-	// lock into place and fsyncing the folder then publishes the commit.
+	// lock into place then publishes the commit, and fsyncing the folder (publish,
+	// once git's index lock is given back) makes that durable.
 	ru, err := lockRef(v.gitDir, v.branch, base.commit, cur.commit)
 	if err == nil {
-		if err = syncObjects(v.objs.dir); err != nil {
+		if err = syncObjects(v.objs.dir); err == nil {
+			err = v.lockForPublish()
+			if errors.Is(err, errIndexMoved) && !last {
+				ru.abort()
+				enc.discard()
+				for _, st := range done {
+					again = append(again, st.req)
+				}
+				return again
+			}
+			if err != nil {
+				v.noteAway(err)
+			}
+			defer v.idx.unlockIndex() // the lock is the index's of now, not after fail's reload
+		}
+		if err != nil {
 			ru.abort()
 		} else {
-			err = ru.commit()
+			err = ru.rename()
 		}
 	}
 	if err != nil {
@@ -436,12 +481,20 @@ func (v *Vault) commitGroup(group []*request) {
 			err = &ConflictError{Reason: "the branch moved underneath this write (another process committed); re-read and retry"}
 		}
 		fail(err)
-		return
+		return nil
 	}
-	last := done[len(done)-1].commit
-	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
-	// Packs merged away before this batch are now backed by a durable merged pack.
-	v.objs.packs.dropMerged()
+	v.publish(ru, base, cur, done, enc)
+	return nil
+}
+
+// publish finishes a batch whose branch has moved: the snapshot, the working
+// tree and git's index (releasing index.lock), the ref's durability, then
+// OnCommit and the replies. The fsync of the ref's folder waits until git's index
+// lock is given back: it takes milliseconds, and a person's git command that
+// finds the lock taken fails. A crash before it can lose the branch's move (the
+// batch was not acknowledged) but not keep git's index's without it: both are
+// renames, and the file system's journal commits them in order.
+func (v *Vault) publish(ru *refUpdate, base, cur *snapshot, done []*staged, enc *encodedIndex) {
 	// Publish the snapshot and bring the working tree to it under wtMu, so that a
 	// working-tree scan (Changes) never pairs the new HEAD with the old files and
 	// takes an acknowledged write for a person's edit to revert.
@@ -449,7 +502,6 @@ func (v *Vault) commitGroup(group []*request) {
 	v.snap.Store(cur)
 	v.writeWorktree(done)
 	v.wtMu.Unlock()
-	enc := <-encoded
 	v.idxMu.Lock()
 	if err := v.idx.writeEncoded(enc); err != nil {
 		// git began a command during the batch: read its index again once it is
@@ -459,17 +511,116 @@ func (v *Vault) commitGroup(group []*request) {
 	}
 	v.unmarkWorktree() // marked by writeWorktree
 	v.idxMu.Unlock()
+	v.idx.unlockIndex() // when the index write failed
+	// The rest needs no index lock: the reflogs (git's readers of them take no
+	// lock), the packs merged away before this batch (now backed by a durable
+	// merged pack), the ref's durability.
+	last := done[len(done)-1].commit
+	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
+	v.objs.packs.dropMerged()
+	synced := ru.sync()
 	commits := make([]Commit, len(done))
 	for i, st := range done {
 		commits[i] = st.commit
 	}
 	if v.opts.OnCommit != nil {
-		v.opts.OnCommit(commits)
+		v.opts.OnCommit(commits) // on the branch, durable or not
 	}
 	for _, st := range done {
+		if synced != nil {
+			st.req.reply <- reply{err: fmt.Errorf("update %s: %w", ru.ref, synced)}
+			continue
+		}
 		st.req.reply <- reply{res: st.res}
 	}
 	v.mergePacks(false)
+}
+
+// refuse answers every request of a batch git's state refuses.
+func (v *Vault) refuse(group []*request, err error) {
+	v.noteAway(err)
+	for _, r := range group {
+		r.reply <- reply{err: err}
+	}
+}
+
+// noteAway records, for a refusal other than a moment's (see BusyError.Locked),
+// that the working tree and git's index are another branch's or a stopped git
+// operation's: a commit here would overwrite its files (and the branch would get
+// them back as edits), and git may leave its index behind the branch (see
+// exclusive).
+func (v *Vault) noteAway(err error) {
+	var busy *BusyError
+	if errors.As(err, &busy) && !busy.Locked {
+		v.away.Store(true)
+		v.mendLater = true
+	}
+}
+
+// errIndexMoved: git rewrote its index since Norn last read it; the batch is
+// staged again on what git left (restageMax times, then refused with it).
+var errIndexMoved = &BusyError{Locked: true, Reason: "git changed its index while the write was prepared (a git command ran meanwhile): retry"}
+
+// lockForPublish takes git's index lock (waiting up to lockWait for git's own) and
+// checks, holding it, that the working tree is the branch's and git's index the
+// file Norn last read or wrote. It returns holding the lock only when it returns
+// nil.
+func (v *Vault) lockForPublish() error {
+	if err := v.gitReady(true); err != nil {
+		return err
+	}
+	if v.idx.changedOnDisk() {
+		v.idx.unlockIndex()
+		v.sawGit()
+		return errIndexMoved
+	}
+	return nil
+}
+
+// gitQuiet is how long the committer leaves git's index lock alone after it saw
+// git at work (git's index rewritten, the branch moved by another process, git
+// holding index.lock). git stash, stash pop, switch and rebase take the lock
+// several times, and read HEAD before: a Norn commit in between fails the command
+// half-way, on the lock or on HEAD having moved (a stash then saved but not reset).
+// A person's commands come in runs; writes wait out the run instead.
+const gitQuiet = 200 * time.Millisecond
+
+// sawGit records that git is at work now (see gitQuiet).
+func (v *Vault) sawGit() { v.gitSeen = time.Now() }
+
+// waitGitQuiet waits until gitQuiet has passed since git was last seen at work.
+func (v *Vault) waitGitQuiet() {
+	if d := gitQuiet - time.Since(v.gitSeen); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// gitReady returns nil once the working tree and git's index are the branch's (see
+// gitState), waiting up to lockWait while git is busy for a moment (its
+// index.lock, a checkout finishing); else why not. With lock, it takes
+// index.lock itself and returns holding it when it returns nil.
+func (v *Vault) gitReady(lock bool) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		var err error
+		if !lock {
+			err = v.gitState(true)
+		} else if err = v.idx.lockIndex(0); err == nil {
+			if err = v.gitState(false); err != nil {
+				v.idx.unlockIndex()
+			}
+		} else if errors.Is(err, fs.ErrExist) {
+			err = &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
+		} else {
+			return fmt.Errorf("lock git index: %w", err)
+		}
+		var busy *BusyError
+		if err == nil || !errors.As(err, &busy) || !busy.Locked || time.Now().After(deadline) {
+			return err
+		}
+		v.sawGit()
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // mergePacks rolls small packs into one once they pile up (see packSet.mergePlan);
