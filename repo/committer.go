@@ -123,7 +123,9 @@ func (v *Vault) run() {
 		}
 		select {
 		case <-idle:
-			v.exclusive(v.refreshIndex)
+			if v.gitQuietNow() { // else again at the next idle round
+				v.exclusive(v.refreshIndex)
+			}
 			continue
 		case first = <-v.reqs:
 		case <-v.closing:
@@ -382,8 +384,7 @@ func (v *Vault) commitGroup(group []*request) {
 // (An external commit's check that the scanned edits are still on disk then holds
 // too.)
 func (v *Vault) tryGroup(group []*request, last bool) (again []*request) {
-	v.waitGitQuiet()
-	if err := v.gitReady(false); err != nil {
+	if err := v.gitReady(); err != nil {
 		v.refuse(group, err)
 		return nil
 	}
@@ -557,24 +558,43 @@ func (v *Vault) noteAway(err error) {
 	}
 }
 
-// errIndexMoved: git rewrote its index since Norn last read it; the batch is
-// staged again on what git left (restageMax times, then refused with it).
-var errIndexMoved = &BusyError{Locked: true, Reason: "git changed its index while the write was prepared (a git command ran meanwhile): retry"}
+// errIndexMoved: git rewrote its index since Norn last read it, or is at work; the
+// batch is staged again on what git left (restageMax times, then refused with it).
+var errIndexMoved = &BusyError{Locked: true, Reason: "git kept working in the working tree while the write was prepared (a person's git commands): retry"}
 
-// lockForPublish takes git's index lock (waiting up to lockWait for git's own) and
-// checks, holding it, that the working tree is the branch's and git's index the
-// file Norn last read or wrote. It returns holding the lock only when it returns
-// nil.
+// lockForPublish takes git's index lock and checks, holding it, that the working
+// tree is the branch's and git's index the file Norn last read or wrote. It
+// returns holding the lock only when it returns nil. Where git is at work (its
+// index rewritten, its lock held, a checkout finishing) it does not wait, holding
+// the branch's lock (git's own ref updates would fail on it): it returns
+// errIndexMoved, and the batch stages again once git has been quiet.
 func (v *Vault) lockForPublish() error {
-	if err := v.gitReady(true); err != nil {
-		return err
-	}
-	if v.idx.changedOnDisk() {
-		v.idx.unlockIndex()
+	if v.idx.changedOnDisk() { // looked at first, so as not to take the lock at all
 		v.sawGit()
 		return errIndexMoved
 	}
-	return nil
+	err := v.idx.lockIndex(0)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		v.sawGit()
+		return errIndexMoved
+	case err != nil:
+		return fmt.Errorf("lock git index: %w", err)
+	}
+	err = v.gitState(false)
+	if err == nil && v.idx.changedOnDisk() {
+		err = errIndexMoved
+	}
+	if err == nil {
+		return nil
+	}
+	v.idx.unlockIndex()
+	var busy *BusyError
+	if errors.As(err, &busy) && busy.Locked {
+		v.sawGit()
+		return errIndexMoved
+	}
+	return err
 }
 
 // gitQuiet is how long the committer leaves git's index lock alone after it saw
@@ -588,6 +608,10 @@ const gitQuiet = 200 * time.Millisecond
 // sawGit records that git is at work now (see gitQuiet).
 func (v *Vault) sawGit() { v.gitSeen = time.Now() }
 
+// gitQuietNow reports whether gitQuiet has passed since git was last seen at work:
+// work that can wait (idle index refreshes) waits.
+func (v *Vault) gitQuietNow() bool { return time.Since(v.gitSeen) >= gitQuiet }
+
 // waitGitQuiet waits until gitQuiet has passed since git was last seen at work.
 func (v *Vault) waitGitQuiet() {
 	if d := gitQuiet - time.Since(v.gitSeen); d > 0 {
@@ -595,31 +619,19 @@ func (v *Vault) waitGitQuiet() {
 	}
 }
 
-// gitReady returns nil once the working tree and git's index are the branch's (see
-// gitState), waiting up to lockWait while git is busy for a moment (its
-// index.lock, a checkout finishing); else why not. With lock, it takes
-// index.lock itself and returns holding it when it returns nil.
-func (v *Vault) gitReady(lock bool) error {
+// gitReady returns nil once the working tree and git's index are the branch's
+// (see gitState), waiting up to lockWait while git is busy for a moment (its
+// index.lock, a checkout finishing) and then for gitQuiet; else why not.
+func (v *Vault) gitReady() error {
 	deadline := time.Now().Add(lockWait)
 	for {
-		var err error
-		if !lock {
-			err = v.gitState(true)
-		} else if err = v.idx.lockIndex(0); err == nil {
-			if err = v.gitState(false); err != nil {
-				v.idx.unlockIndex()
-			}
-		} else if errors.Is(err, fs.ErrExist) {
-			err = &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
-		} else {
-			return fmt.Errorf("lock git index: %w", err)
-		}
+		v.waitGitQuiet()
+		err := v.gitState(true)
 		var busy *BusyError
 		if err == nil || !errors.As(err, &busy) || !busy.Locked || time.Now().After(deadline) {
 			return err
 		}
 		v.sawGit()
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
