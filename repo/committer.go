@@ -122,7 +122,9 @@ func (v *Vault) run() {
 		}
 		select {
 		case <-idle:
-			v.exclusive(v.refreshIndex)
+			if v.gitQuietNow() { // else again at the next idle round
+				v.exclusive(v.refreshIndex)
+			}
 			continue
 		case first = <-v.reqs:
 		case <-v.closing:
@@ -183,6 +185,7 @@ func (v *Vault) exclusive(fn func()) {
 	case v.idx.changedOnDisk():
 		// git changed its index without moving the branch (git add, git rm
 		// --cached): writing Norn's copy back would undo that.
+		v.sawGit()
 		v.reloadIndex()
 	}
 	fn()
@@ -222,6 +225,7 @@ func (v *Vault) syncForeign() {
 	if tip == old {
 		return
 	}
+	v.sawGit()
 	v.wtMu.Lock()
 	err = v.loadHead()
 	v.wtMu.Unlock()
@@ -339,137 +343,6 @@ func (v *Vault) process(batch []*request) {
 		group = append(group, r)
 	}
 	v.commitGroup(group)
-}
-
-func (v *Vault) commitGroup(group []*request) {
-	if len(group) == 0 {
-		return
-	}
-	// Take git's index lock for the whole batch, as git does: a `git switch` or
-	// `git commit` cannot start between the check below and the batch's index
-	// write (a switch meanwhile put this branch's files under the other's HEAD).
-	// The marker first: a crash while the lock is held leaves it, and Open then
-	// knows the lock is Norn's own and removes it.
-	v.markWorktree()
-	defer v.unmarkWorktree()
-	err := v.idx.lockIndex(lockWait)
-	if err != nil {
-		err = &BusyError{Locked: true, Reason: "a git command is running (.git/index.lock exists; if none is, a crashed one left it: remove the file)"}
-	} else if err = v.gitState(false); err != nil {
-		v.idx.unlockIndex()
-	}
-	if err != nil {
-		// The working tree and git's index are another branch's or a stopped git
-		// operation's: a commit here would overwrite its files (and the branch
-		// would get them back as edits).
-		var busy *BusyError
-		if !errors.As(err, &busy) || !busy.Locked {
-			v.away.Store(true)
-			v.mendLater = true // git may leave its index behind the branch (see exclusive)
-		}
-		for _, r := range group {
-			r.reply <- reply{err: err}
-		}
-		return
-	}
-	defer v.idx.unlockIndex() // when the batch wrote no index
-	base := v.snap.Load()
-	cur := base
-	var done []*staged
-	objects := v.objs.batch()
-	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
-			r.reply <- reply{err: err}
-			continue
-		}
-		objects.offer(r.blobs)
-		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
-		if err != nil {
-			r.reply <- reply{err: err}
-			continue
-		}
-		if st.res.Unchanged {
-			r.reply <- reply{res: st.res}
-			continue
-		}
-		st.req = r
-		done = append(done, st)
-		cur = st.snap
-	}
-	if len(done) == 0 {
-		// A transaction queues its objects only once it passes: nothing to write.
-		objects.wait()
-		return
-	}
-	// Encode git's index for after the batch while the objects sync.
-	v.prepareIndex(done)
-	encoded := make(chan *encodedIndex, 1)
-	go func() { encoded <- v.idx.encodeIndex() }()
-	fail := func(err error) {
-		<-encoded
-		v.reloadIndex()
-		for _, st := range done {
-			st.req.reply <- reply{err: err}
-		}
-	}
-	if err := objects.wait(); err != nil {
-		fail(err)
-		return
-	}
-	// Take the ref's lock and write its new value before the sync, so that one
-	// syncfs makes the pack, its index and the ref's new bytes durable; renaming the
-	// lock into place and fsyncing the folder then publishes the commit.
-	ru, err := lockRef(v.gitDir, v.branch, base.commit, cur.commit)
-	if err == nil {
-		if err = syncObjects(v.objs.dir); err != nil {
-			ru.abort()
-		} else {
-			err = ru.commit()
-		}
-	}
-	if err != nil {
-		if errors.Is(err, errBranchMoved) {
-			// Someone else (the git CLI, which does not take the writer lock) moved
-			// the branch: start again from where it is now, as any batch would;
-			// every staged write is a retryable conflict.
-			v.syncForeign()
-			err = &ConflictError{Reason: "the branch moved underneath this write (another process committed); re-read and retry"}
-		}
-		fail(err)
-		return
-	}
-	last := done[len(done)-1].commit
-	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
-	// Packs merged away before this batch are now backed by a durable merged pack.
-	v.objs.packs.dropMerged()
-	// Publish the snapshot and bring the working tree to it under wtMu, so that a
-	// working-tree scan (Changes) never pairs the new HEAD with the old files and
-	// takes an acknowledged write for a person's edit to revert.
-	v.wtMu.Lock()
-	v.snap.Store(cur)
-	v.writeWorktree(done)
-	v.wtMu.Unlock()
-	enc := <-encoded
-	v.idxMu.Lock()
-	if err := v.idx.writeEncoded(enc); err != nil {
-		// git began a command during the batch: read its index again once it is
-		// done (Open mends an index left a commit behind).
-		v.log.Error("write git index", "err", err)
-		v.idxDirty = true // written again once git lets go (exclusive, idle)
-	}
-	v.unmarkWorktree() // marked by writeWorktree
-	v.idxMu.Unlock()
-	commits := make([]Commit, len(done))
-	for i, st := range done {
-		commits[i] = st.commit
-	}
-	if v.opts.OnCommit != nil {
-		v.opts.OnCommit(commits)
-	}
-	for _, st := range done {
-		st.req.reply <- reply{res: st.res}
-	}
-	v.mergePacks(false)
 }
 
 // mergePacks rolls small packs into one once they pile up (see packSet.mergePlan);

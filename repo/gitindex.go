@@ -132,6 +132,11 @@ func (x *gitIndex) remove(name string) {
 // with go-git's decoder; a missing file gives an empty index.
 func loadGitIndex(gitDir string) (*gitIndex, error) {
 	x := &gitIndex{path: filepath.Join(gitDir, "index"), split: splitIndexEnabled(gitDir)}
+	// Stamped before it is read: a file git replaces in between then differs from
+	// the stamp (changedOnDisk), and is read again, instead of the other way round.
+	if fi, err := os.Stat(x.path); err == nil {
+		x.written, x.size, x.stamp = fi.ModTime(), fi.Size(), stampOf(fi)
+	}
 	b, err := os.ReadFile(x.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x, nil
@@ -171,9 +176,6 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 		}
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].name < x.entries[j].name })
-	if fi, err := os.Stat(x.path); err == nil {
-		x.written, x.size, x.stamp = fi.ModTime(), fi.Size(), stampOf(fi)
-	}
 	return x, nil
 }
 
@@ -252,7 +254,11 @@ func (x *gitIndex) writeEncoded(enc *encodedIndex) error {
 			return fmt.Errorf("write git index: %w", err)
 		}
 	}
-	if err := x.writeBytes(enc.main); err != nil {
+	write := func() error { return x.writeBytes(enc.main) }
+	if enc.file != "" {
+		write = func() error { return x.install(enc.file) }
+	}
+	if err := write(); err != nil {
 		return err
 	}
 	switch {
@@ -302,25 +308,8 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	// Keep a big old index alive under another name so the rename does not free its
-	// blocks on the write path (that costs ~1 ms for a plain 10,000-note index); the
-	// unlinker removes it later. A split index is a few KB: the link would cost more.
-	var old string
 	if err == nil {
-		if x.drop != nil && x.size >= dropMin {
-			old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
-			if os.Link(x.path, old) != nil {
-				old = ""
-			}
-		}
-		err = replaceFile(lock, x.path)
-	}
-	if old != "" {
-		select {
-		case x.drop <- old:
-		default:
-			os.Remove(old) // the unlinker is behind: do it here
-		}
+		err = x.replace(lock)
 	}
 	if err != nil {
 		os.Remove(lock)
@@ -330,10 +319,64 @@ func (x *gitIndex) writeBytes(b []byte) error {
 	return nil
 }
 
-// removeStaleOld removes superseded index files a crash left behind.
+// replace renames file from over .git/index. It keeps a big old index alive under
+// another name so the rename does not free its blocks on the write path (that
+// costs ~1 ms for a plain 10,000-note index); the unlinker removes it later. A
+// split index is a few KB: the link would cost more.
+func (x *gitIndex) replace(from string) error {
+	var old string
+	if x.drop != nil && x.size >= dropMin {
+		old = filepath.Join(filepath.Dir(x.path), "norn", "index.old-"+randHex(4))
+		if os.Link(x.path, old) != nil {
+			old = ""
+		}
+	}
+	err := replaceFile(from, x.path)
+	if old != "" {
+		select {
+		case x.drop <- old:
+		default:
+			os.Remove(old) // the unlinker is behind: do it here
+		}
+	}
+	return err
+}
+
+// prepare writes an encoded .git/index to a new file in .git/norn, for install to
+// put in place later. Written before the batch's sync, its bytes reach the disk
+// with the batch's objects, so that the rename under index.lock costs a rename:
+// ext4 starts writing back a file renamed over another (auto_da_alloc), which
+// took milliseconds with index.lock held.
+func (x *gitIndex) prepare(b []byte) (string, error) {
+	p := filepath.Join(filepath.Dir(x.path), "norn", "index.new-"+randHex(4))
+	if err := writeNew(p, b, 0o644); err != nil {
+		os.Remove(p)
+		return "", err
+	}
+	return p, nil
+}
+
+// install puts a prepared index in place; the caller holds index.lock (lockIndex),
+// which install gives back.
+func (x *gitIndex) install(p string) error {
+	fi, err := os.Stat(p)
+	if err == nil {
+		err = x.replace(p)
+	}
+	x.unlockIndex()
+	if err != nil {
+		os.Remove(p)
+		return fmt.Errorf("write git index: %w", err)
+	}
+	x.written, x.size, x.stamp = fi.ModTime(), fi.Size(), stampOf(fi)
+	return nil
+}
+
+// removeStaleOld removes superseded and prepared index files a crash left behind.
 func removeStaleOld(gitDir string) {
 	matches, _ := filepath.Glob(filepath.Join(gitDir, "norn", "index.old-*"))
-	for _, m := range matches {
+	prepared, _ := filepath.Glob(filepath.Join(gitDir, "norn", "index.new-*"))
+	for _, m := range append(matches, prepared...) {
 		os.Remove(m)
 	}
 }

@@ -2,7 +2,9 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,7 +27,8 @@ var inProgress = []struct{ name, what, finish string }{
 // finishes what git is doing — retrying sooner fails the same way.
 type BusyError struct {
 	Reason string
-	// Locked: only a git command holding .git/index.lock (usually for a moment).
+	// Locked: only a git command holding .git/index.lock, or finishing a
+	// checkout (see indexForOtherTree): a moment's.
 	Locked bool
 }
 
@@ -37,9 +40,11 @@ func (e *BusyError) Is(target error) bool { return target == ErrConflict }
 // gitBusy says why the working tree and git's index are not the vault's branch's
 // to touch now (a *BusyError), or returns nil when they are: no git operation may
 // be stopped half-way, no git command may hold .git/index.lock, sparse checkout
-// must be off (files outside its cone are not deleted notes), and HEAD must still
+// must be off (files outside its cone are not deleted notes), HEAD must still
 // name the branch the vault opened on (a `git switch` beside a running server
-// makes the working tree another branch's).
+// makes the working tree another branch's), and git's index must not have just been
+// written for another tree (a switch between its index and HEAD updates; see
+// indexForOtherTree).
 func (v *Vault) gitBusy() error { return v.gitState(true) }
 
 // gitState is gitBusy; without lock, index.lock is not looked at (the caller
@@ -64,7 +69,9 @@ func (v *Vault) gitState(lock bool) error {
 	case ref != v.branch:
 		return &BusyError{Reason: fmt.Sprintf("the working tree is checked out at %s, and this vault writes to branch %s: git switch %s, or restart norn on the new branch", strings.TrimPrefix(ref, "refs/heads/"), short, short)}
 	}
-	return nil
+	// HEAD names the branch, but git may be a step short of moving it: a switch
+	// renames its new index into place before it writes HEAD.
+	return v.indexForOtherTree()
 }
 
 // stoppedOp returns a *BusyError for the git operation stopped half-way whose
@@ -117,3 +124,101 @@ func busyMarkPaths(gitDir string) []string {
 // Busy reports, as a *BusyError, why writes and the committing of working-tree
 // edits are refused right now (see gitBusy), or nil.
 func (v *Vault) Busy() error { return v.gitBusy() }
+
+// refuse answers every request of a batch git's state refuses.
+func (v *Vault) refuse(group []*request, err error) {
+	v.noteAway(err)
+	for _, r := range group {
+		r.reply <- reply{err: err}
+	}
+}
+
+// noteAway records, for a refusal other than a moment's (see BusyError.Locked),
+// that the working tree and git's index are another branch's or a stopped git
+// operation's: a commit here would overwrite its files (and the branch would get
+// them back as edits), and git may leave its index behind the branch (see
+// exclusive).
+func (v *Vault) noteAway(err error) {
+	var busy *BusyError
+	if errors.As(err, &busy) && !busy.Locked {
+		v.away.Store(true)
+		v.mendLater = true
+	}
+}
+
+// errIndexMoved: git rewrote its index since Norn last read it, or is at work; the
+// batch is staged again on what git left (restageMax times, then refused with it).
+var errIndexMoved = &BusyError{Locked: true, Reason: "git kept working in the working tree while the write was prepared (a person's git commands): retry"}
+
+// lockForPublish takes git's index lock and checks, holding it, that the working
+// tree is the branch's and git's index the file Norn last read or wrote. It
+// returns holding the lock only when it returns nil. Where git is at work (its
+// index rewritten, its lock held, a checkout finishing) it does not wait, holding
+// the branch's lock (git's own ref updates would fail on it): it returns
+// errIndexMoved, and the batch stages again once git has been quiet.
+func (v *Vault) lockForPublish() error {
+	if v.idx.changedOnDisk() { // looked at first, so as not to take the lock at all
+		v.sawGit()
+		return errIndexMoved
+	}
+	err := v.idx.lockIndex(0)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		v.sawGit()
+		return errIndexMoved
+	case err != nil:
+		return fmt.Errorf("lock git index: %w", err)
+	}
+	err = v.gitState(false)
+	if err == nil && v.idx.changedOnDisk() {
+		err = errIndexMoved
+	}
+	if err == nil {
+		return nil
+	}
+	v.idx.unlockIndex()
+	var busy *BusyError
+	if errors.As(err, &busy) && busy.Locked {
+		v.sawGit()
+		return errIndexMoved
+	}
+	return err
+}
+
+// gitQuiet is how long the committer leaves git's index lock alone after it saw
+// git at work (git's index rewritten, the branch moved by another process, git
+// holding index.lock). git stash, stash pop, switch and rebase take the lock
+// several times, and read HEAD before: a Norn commit in between fails the command
+// half-way, on the lock or on HEAD having moved (a stash then saved but not reset).
+// A person's commands come in runs; writes wait out the run instead.
+const gitQuiet = 200 * time.Millisecond
+
+// sawGit records that git is at work now (see gitQuiet).
+func (v *Vault) sawGit() { v.gitSeen = time.Now() }
+
+// gitQuietNow reports whether gitQuiet has passed since git was last seen at work:
+// work that can wait (idle index refreshes) waits.
+func (v *Vault) gitQuietNow() bool { return time.Since(v.gitSeen) >= gitQuiet }
+
+// waitGitQuiet waits until gitQuiet has passed since git was last seen at work.
+func (v *Vault) waitGitQuiet() {
+	if d := gitQuiet - time.Since(v.gitSeen); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// gitReady returns nil once the working tree and git's index are the branch's
+// (see gitState), waiting up to lockWait while git is busy for a moment (its
+// index.lock, a checkout finishing) and then for gitQuiet; else why not.
+func (v *Vault) gitReady() error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		v.waitGitQuiet()
+		err := v.gitState(true)
+		var busy *BusyError
+		if err == nil || !errors.As(err, &busy) || !busy.Locked || time.Now().After(deadline) {
+			return err
+		}
+		v.sawGit()
+	}
+}

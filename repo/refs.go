@@ -92,7 +92,7 @@ type refUpdate struct {
 // created with O_EXCL), so it is safe against the git CLI and other processes. A ref
 // no longer at old gives errBranchMoved and changes nothing. The caller makes the
 // lock's bytes durable (fsync, or the syncfs of the batch's objects) and then calls
-// commit, or abort.
+// rename and sync, or abort.
 func lockRef(gitDir, ref string, old, new hash) (*refUpdate, error) {
 	path := filepath.Join(gitDir, filepath.FromSlash(ref))
 	lock := path + ".lock"
@@ -157,15 +157,18 @@ func (u *refUpdate) abort() {
 	os.Remove(u.lock)
 }
 
-// commit renames the lock into place and fsyncs the folder: once it returns, the
-// ref's new value is durable, provided the lock's bytes were.
-func (u *refUpdate) commit() error {
+// rename puts the lock in place: the ref has its new value, which is durable once
+// its folder is fsynced (sync), provided the lock's bytes were.
+func (u *refUpdate) rename() error {
 	if err := replaceFile(u.lock, u.path); err != nil {
 		u.abort()
 		return fmt.Errorf("update %s: %w", u.ref, err)
 	}
-	return syncDir(filepath.Dir(u.path))
+	return nil
 }
+
+// sync fsyncs the ref's folder, making a rename durable.
+func (u *refUpdate) sync() error { return syncDir(filepath.Dir(u.path)) }
 
 func syncDir(dir string) error {
 	d, err := openRead(dir)

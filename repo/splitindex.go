@@ -58,6 +58,15 @@ type encodedIndex struct {
 	main   []byte
 	shared []byte
 	next   *sharedIndex
+	// file holds main already written (gitIndex.prepare), when not "".
+	file string
+}
+
+// discard removes the prepared file of an index that will not be written.
+func (e *encodedIndex) discard() {
+	if e.file != "" {
+		os.Remove(e.file)
+	}
 }
 
 // appendEntry appends one version 2 entry; an empty name is written for a split

@@ -131,8 +131,13 @@ type Vault struct {
 	// idxDirty: Norn's copy of git's index could not be written (git held the
 	// lock) and is to be written again. Both are the committer's (and Open's).
 	mendLater, idxDirty bool
+	// gitSeen is when the committer last saw git at work (see gitQuiet); the
+	// committer's.
+	gitSeen time.Time
 	// busyMarks are the paths gitBusy looks for (busyMarkPaths).
 	busyMarks []string
+	// treeSeen is the cache tree root last read from git's index (indexForOtherTree).
+	treeSeen atomic.Pointer[indexTreeSeen]
 	// logRefs: write reflogs even where none exist yet (core.logAllRefUpdates,
 	// read at Open; see logRefUpdate).
 	logRefs bool

@@ -100,6 +100,9 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 	var busy *repo.BusyError
 	var rej *hooks.Rejection
 	switch {
+	case errors.As(err, &busy) && busy.Locked:
+		return &ToolError{Class: ClassRetryable, Code: CodeGitBusy,
+			Message: busy.Error() + ". Nothing was written. git is busy for a moment (a person's git command): retry in a second or two"}
 	case errors.As(err, &busy):
 		return &ToolError{Class: ClassRetryable, Code: CodeGitBusy,
 			Message: busy.Error() + ". Nothing was written. A person has to finish that in git; tell the user — retrying before then fails the same way"}

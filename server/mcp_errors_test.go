@@ -31,6 +31,7 @@ func TestMCP_ToolErrorFrom(t *testing.T) {
 		{&note.ParseError{Path: "a.md", Line: 2, Rule: note.RuleYAMLSyntax, Msg: "bad"}, server.ClassFixInput, server.CodeInvalidInput, "yaml-syntax"},
 		{repo.ErrClosed, server.ClassRetryable, server.CodeClosed, "retry"},
 		{fmt.Errorf("write: %w", &repo.BusyError{Reason: "a merge is in progress"}), server.ClassRetryable, server.CodeGitBusy, "a merge is in progress. Nothing was written. A person has to finish that in git; tell the user"},
+		{fmt.Errorf("write: %w", &repo.BusyError{Locked: true, Reason: "a git command is running"}), server.ClassRetryable, server.CodeGitBusy, "a git command is running. Nothing was written. git is busy for a moment (a person's git command): retry in a second or two"},
 		{context.DeadlineExceeded, server.ClassRetryable, server.CodeInternal, "retry"},
 		{errors.New("disk on fire"), server.ClassFatal, server.CodeInternal, "disk on fire"},
 	} {
