@@ -53,9 +53,12 @@ type NoteLinks struct {
 	SameTagsTotal  int  `json:"same_tags_total"`
 }
 
-func (g *linkGraph) ref(from int32, i int) LinkRef {
+func (g *linkGraph) ref(from int32, i int) LinkRef { return g.refAs(from, i, g.nodes[from].out[i]) }
+
+// refAs is link i of node from resolved as r.
+func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 	n := g.nodes[from]
-	l, r := &n.rec.links[i], n.out[i]
+	l := &n.rec.links[i]
 	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: l.heading, Kind: l.kind, Type: l.etype, Why: l.why,
 		Line: l.line, Status: statusNames[r.status], index: i}
 	if r.candidates != nil {
@@ -70,10 +73,6 @@ func (g *linkGraph) ref(from int32, i int) LinkRef {
 	return lr
 }
 
-// LinkHidden is the Status LinksHiding gives an outgoing link to a note the
-// caller may not see (its target left out).
-const LinkHidden LinkStatus = "hidden"
-
 // Links returns a note's outgoing links (resolved, broken, ambiguous; typed edges
 // included), its backlinks with their context lines, and the notes sharing a tag
 // with it, each list cut at limit (default 50).
@@ -81,11 +80,13 @@ func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
 	return ix.LinksHiding(p, limit, nil)
 }
 
-// LinksHiding is Links as seen by a caller that may not see the hidden notes: a
-// hidden note is unknown (ErrUnknownNote, as for a missing one); backlinks from
-// hidden notes and hidden notes sharing a tag are left out, of the totals too; an
-// outgoing link to a hidden note or attachment has status LinkHidden and no
-// target, and hidden candidates of an ambiguous link are dropped.
+// LinksHiding is Links as seen by a caller that may not see the hidden notes: the
+// answer Links gives in the vault without them. A hidden note is unknown
+// (ErrUnknownNote, as for a missing one); backlinks from hidden notes and hidden
+// notes sharing a tag are left out, of the totals too; a link whose name a hidden
+// note answers resolves as if that note did not exist (broken, resolved to a
+// visible note, or ambiguous among visible ones), and the links that then resolve
+// to this note are among its backlinks.
 func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks, error) {
 	return withGraph(ix, func(g *linkGraph, commit string) (*NoteLinks, error) {
 		return g.noteLinks(commit, p, limit, hidden, ix.contexts)
@@ -134,25 +135,19 @@ func (g *linkGraph) noteLinks(commit string, p note.Path, limit int, hidden Hidd
 		limit = 50
 	}
 	id, n, ok := g.node(p)
-	if !ok || n.attachment || hidden.hides(g, id) {
+	v := g.view(hidden)
+	if !ok || n.attachment || v.hides(id) {
 		return nil, fmt.Errorf("links %s: %w", p, ErrUnknownNote)
 	}
 	out := &NoteLinks{Commit: commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
 	out.OutgoingTotal = len(n.rec.links)
 	for i := range min(limit, len(n.rec.links)) {
-		r := g.ref(id, i)
-		if hidden != nil {
-			hideTarget(&r, hidden)
-		}
-		out.Outgoing = append(out.Outgoing, r)
+		out.Outgoing = append(out.Outgoing, g.refAs(id, i, v.out(id, i)))
 	}
-	in := g.sortedIn(id)
-	if hidden != nil {
-		in = slices.DeleteFunc(in, func(b backref) bool { return hidden.hides(g, b.from) })
-	}
+	in := g.sortedIn(id, v)
 	out.BacklinksTotal = len(in)
 	for _, b := range in[:min(limit, len(in))] {
-		out.Backlinks = append(out.Backlinks, g.ref(b.from, int(b.link)))
+		out.Backlinks = append(out.Backlinks, g.refAs(b.from, int(b.link), v.out(b.from, int(b.link))))
 	}
 	if err := addContexts(out.Backlinks, ctxs); err != nil {
 		return nil, fmt.Errorf("links %s: %w", p, err)
@@ -189,28 +184,12 @@ func (g *linkGraph) firstPaths(ids map[int32]bool, limit int) []note.Path {
 	return top
 }
 
-// hideTarget masks r's target and candidates that hidden hides.
-func hideTarget(r *LinkRef, hidden Hidden) {
-	if r.To != "" && hidden(r.To) {
-		r.To, r.Status, r.HeadingMissing = "", LinkHidden, false
-	}
-	if len(r.Candidates) == 0 {
-		return
-	}
-	var keep []note.Path
-	for _, c := range r.Candidates {
-		if !hidden(c) {
-			keep = append(keep, c)
-		}
-	}
-	r.Candidates = keep
-}
-
 // sortedIn returns the links into id from other notes (a note's links to itself
 // are in its outgoing list), sorted by source path and line.
-func (g *linkGraph) sortedIn(id int32) []backref {
-	in := make([]backref, 0, len(g.in[id]))
-	for _, b := range g.in[id] {
+func (g *linkGraph) sortedIn(id int32, v *view) []backref {
+	all := v.in(id)
+	in := make([]backref, 0, len(all))
+	for _, b := range all {
 		if b.from != id {
 			in = append(in, b)
 		}
@@ -269,7 +248,7 @@ func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
 	if !ok {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, ErrUnknownNote)
 	}
-	in := g.sortedIn(id)
+	in := g.sortedIn(id, g.view(nil))
 	refs := make([]LinkRef, len(in))
 	for i, b := range in {
 		refs[i] = g.ref(b.from, int(b.link))
@@ -413,28 +392,16 @@ func (h Hidden) hides(g *linkGraph, id int32) bool {
 	return h != nil && h(g.nodes[id].rec.names.path)
 }
 
-func (g *linkGraph) nodeOf(id int32, depth int, hidden Hidden) Node {
+func (g *linkGraph) nodeOf(id int32, depth int, v *view) Node {
 	n := g.nodes[id]
 	out := 0
-	for _, r := range n.out {
-		if r.to >= 0 && r.to != id && !g.nodes[r.to].attachment && !hidden.hides(g, r.to) {
+	for i := range n.out {
+		if r := v.out(id, i); r.to >= 0 && r.to != id && !g.nodes[r.to].attachment {
 			out++
 		}
 	}
-	back := 0
-	if hidden == nil {
-		back = g.inSources(id)
-	} else {
-		last := int32(-1)
-		for _, b := range g.in[id] {
-			if b.from != id && b.from != last && !hidden.hides(g, b.from) {
-				back++
-			}
-			last = b.from
-		}
-	}
 	return Node{ID: n.rec.names.path, Title: n.rec.names.title, Folder: n.rec.names.path.Folder(), Type: n.rec.ntype,
-		Backlinks: back, Links: out, Depth: depth}
+		Backlinks: v.inSources(id), Links: out, Depth: depth}
 }
 
 // edgeType is the Edge type of link i of n.
@@ -486,11 +453,11 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 		return nil, fmt.Errorf("neighborhood: max_nodes %d: %w", opts.MaxNodes, errRange("max_nodes", 1, 1000))
 	}
 	start, n, ok := g.node(p)
-	if !ok || n.attachment || opts.Hidden.hides(g, start) {
+	v := g.view(opts.Hidden)
+	if !ok || n.attachment || v.hides(start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
 	}
 	keep := func(t string) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
-	hidden := opts.Hidden
 	level := map[int32]int{start: 0}
 	order := []int32{start}
 	out := &Neighborhood{Commit: commit, Center: p}
@@ -501,13 +468,13 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 			continue
 		}
 		var next []int32
-		for i, r := range g.nodes[id].out {
-			if r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) && !hidden.hides(g, r.to) {
+		for i := range g.nodes[id].out {
+			if r := v.out(id, i); r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) {
 				next = append(next, r.to)
 			}
 		}
-		for _, b := range g.in[id] {
-			if keep(edgeType(g.nodes[b.from], int(b.link))) && !hidden.hides(g, b.from) {
+		for _, b := range v.in(id) {
+			if keep(edgeType(g.nodes[b.from], int(b.link))) {
 				next = append(next, b.from)
 			}
 		}
@@ -535,13 +502,14 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 	})
 	out.Nodes = make([]Node, len(order))
 	for i, id := range order {
-		out.Nodes[i] = g.nodeOf(id, level[id], hidden)
+		out.Nodes[i] = g.nodeOf(id, level[id], v)
 	}
 	out.Edges = []Edge{}
 	seen := map[Edge]bool{}
 	for _, id := range order {
 		n := g.nodes[id]
-		for i, r := range n.out {
+		for i := range n.out {
+			r := v.out(id, i)
 			if r.to < 0 || r.to == id {
 				continue
 			}
@@ -613,11 +581,12 @@ func (g *linkGraph) nodeList(commit, what string, limit, offset int, hidden Hidd
 		return nil, fmt.Errorf("%s: offset %d: %w", what, offset, errRange("offset", 0, 1<<31-1))
 	}
 	var all []Node
+	v := g.view(hidden).all()
 	for id, n := range g.nodes {
-		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
+		if n == nil || n.attachment || v.hides(int32(id)) {
 			continue
 		}
-		if nd := g.nodeOf(int32(id), 0, hidden); match(nd) {
+		if nd := g.nodeOf(int32(id), 0, v); match(nd) {
 			all = append(all, nd)
 		}
 	}
@@ -714,7 +683,7 @@ func (g *linkGraph) shortestPath(commit string, a, b note.Path, maxDepth int) (*
 	slices.Reverse(ids)
 	slices.Reverse(edges)
 	for _, id := range ids {
-		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id], nil))
+		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id], g.view(nil)))
 	}
 	out.Edges = append(out.Edges, edges...)
 	return out, nil
@@ -787,8 +756,8 @@ func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
 }
 
 // StatsHiding is Stats as seen by a caller that may not see the hidden notes and
-// attachments: they and their links are not counted (a visible note's link to a
-// hidden one counts by where it resolves).
+// attachments: the Stats of the vault without them (a visible note's link that a
+// hidden note answers counts by where it resolves without it).
 func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, error) {
 	limit, err := statsArgs(limit, offset)
 	if err != nil {
@@ -842,8 +811,9 @@ func statsArgs(limit, offset int) (int, error) {
 func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *GraphStats {
 	st := &GraphStats{Commit: commit}
 	folders, tags, etypes := map[string]int{}, map[string]int{}, map[string]int{}
+	v := g.view(hidden).all()
 	for id, n := range g.nodes {
-		if n == nil || hidden.hides(g, int32(id)) {
+		if n == nil || v.hides(int32(id)) {
 			continue
 		}
 		st.Files++
@@ -873,7 +843,7 @@ func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *Grap
 				}
 			}
 			c.Total++
-			switch n.out[i].status {
+			switch v.out(int32(id), i).status {
 			case statusResolved:
 				c.Resolved++
 			case statusBroken:
@@ -882,7 +852,7 @@ func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *Grap
 				c.Ambiguous++
 			}
 		}
-		if nd := g.nodeOf(int32(id), 0, hidden); nd.Backlinks == 0 && nd.Links == 0 {
+		if nd := g.nodeOf(int32(id), 0, v); nd.Backlinks == 0 && nd.Links == 0 {
 			st.Orphans++
 		}
 	}

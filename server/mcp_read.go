@@ -53,8 +53,7 @@ func (t *mcpTools) addReadTools() {
 			"each resolves), backlinks (with the linking line), notes sharing a tag, and its folder siblings. Each list is cut "+
 			"at limit (default 20, at most 100) with totals."), t.getContext)
 	addTool(t, read("links", "Links of a note",
-		"A note's outgoing links with their status (resolved, broken, ambiguous with candidates; hidden when the target "+
-			"is a note you cannot see), typed edges included (kind edge, with type and why), its backlinks with their context "+
+		"A note's outgoing links with their status (resolved, broken, ambiguous with candidates), typed edges included (kind edge, with type and why), its backlinks with their context "+
 			"lines, and the notes sharing a tag with it. Lists cut at limit (default 50, at most 500) with totals."), t.links)
 	addTool(t, read("stats", "Vault statistics",
 		"Counts over the vault at HEAD: notes, files, links and typed edges (resolved, broken, ambiguous), orphans, "+
@@ -204,13 +203,11 @@ func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*V
 	var cut bool
 	out.Tags, cut = top(tags, ntags)
 	out.Truncated = out.Truncated || cut
-	log, err := t.v.Log(ctx, "", recent)
+	commits, _, err := t.visibleLog(ctx, c, "", 0, recent)
 	if err != nil {
 		return nil, fmt.Errorf("vault map: %w", err)
 	}
-	for _, cm := range log {
-		out.Recent = append(out.Recent, c.commitInfo(ctx, cm))
-	}
+	out.Recent = append(out.Recent, commits...)
 	return out, nil
 }
 
@@ -633,20 +630,23 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 	if err != nil {
 		return nil, err
 	}
-	if folder != "" {
-		if _, err := t.v.List(ctx, folder, ""); err != nil {
-			return nil, err
-		}
-	}
 	prefix := ""
 	if folder != "" {
 		prefix = folder + "/"
 	}
 	var notes []repo.File
-	for _, f := range notesOnly(files) {
-		if strings.HasPrefix(string(f.Path), prefix) && !isNornPath(f.Path) && c.visible(ctx, f.Path) {
+	exists := folder == ""
+	for _, f := range files {
+		if !strings.HasPrefix(string(f.Path), prefix) || !c.visible(ctx, f.Path) {
+			continue
+		}
+		exists = true // a folder holding only notes hidden from the caller does not exist for it
+		if isNote(f.Path) && !isNornPath(f.Path) {
 			notes = append(notes, f)
 		}
+	}
+	if !exists {
+		return nil, errNotFound("", "folder %s does not exist: see the folders with vault_map or list_notes", folder)
 	}
 	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
 	out := &ListNotesResult{Folder: folder, Commit: string(head), Notes: []NoteRef{}, Total: len(notes)}
@@ -702,10 +702,9 @@ func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*Links, 
 	return t.noteLinks(ctx, c, p, limit)
 }
 
-// noteLinks is NoteLinks as the caller may see it (graph.Index.LinksHiding):
-// backlinks from and notes sharing tags that are hidden from it are left out (and
-// out of the totals), and outgoing links to them have status "hidden" and no
-// target. A hidden note answers like a missing one.
+// noteLinks is NoteLinks as the caller may see it (graph.Index.LinksHiding): the
+// links of the vault without the notes hidden from it. A hidden note answers like
+// a missing one.
 func (t *mcpTools) noteLinks(ctx context.Context, c *caller, p note.Path, limit int) (*Links, error) {
 	if !c.visible(ctx, p) { // for a caller without the private scope, this loads the private set first
 		return nil, errInvisible(p)
@@ -838,9 +837,6 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 		if p, err = notePathArg("path", in.Path); err != nil {
 			return nil, err
 		}
-		if !c.visible(ctx, p) {
-			return nil, errInvisible(p)
-		}
 	}
 	offset := 0
 	if in.Cursor != "" {
@@ -850,15 +846,16 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 		}
 	}
 	n := min(offset+limit, maxHistory)
-	log, err := t.v.Log(ctx, p, n+1)
+	out := &HistoryResult{Path: p, Commits: []CommitInfo{}}
+	if p != "" && !c.visible(ctx, p) {
+		return out, nil // a hidden note has the history of a path with no note
+	}
+	commits, more, err := t.visibleLog(ctx, c, p, offset, n-min(offset, n))
 	if err != nil {
 		return nil, err
 	}
-	out := &HistoryResult{Path: p, Commits: []CommitInfo{}}
-	for i := offset; i < len(log) && i < n; i++ {
-		out.Commits = append(out.Commits, c.commitInfo(ctx, log[i]))
-	}
-	if len(log) > n {
+	out.Commits = append(out.Commits, commits...)
+	if more {
 		out.Truncated = true
 		if n < maxHistory {
 			out.NextCursor = strconv.Itoa(n)
@@ -947,9 +944,6 @@ func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResul
 		} else {
 			out.Truncated = true
 		}
-	}
-	if p != "" && !c.visible(ctx, p) && mine == nil {
-		return nil, errInvisible(p)
 	}
 	if mine != nil {
 		var a, b []byte
