@@ -239,19 +239,25 @@ func addContexts(refs []LinkRef, ctxs contextsFn) error {
 // Inbound returns every link from another note that resolves to p, with context,
 // sorted by source and line: what a move of p must rewrite and an archive of p
 // leaves dangling.
-func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
-	return withGraph(ix, func(g *linkGraph, _ string) ([]LinkRef, error) { return g.inbound(p, ix.contexts) })
+func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) { return ix.InboundHiding(p, nil) }
+
+// InboundHiding is Inbound as seen by a caller that may not see the hidden notes:
+// the links of visible notes that resolve to p in the vault without them (a
+// hidden p is unknown).
+func (ix *Index) InboundHiding(p note.Path, hidden Hidden) ([]LinkRef, error) {
+	return withGraph(ix, func(g *linkGraph, _ string) ([]LinkRef, error) { return g.inbound(p, hidden, ix.contexts) })
 }
 
-func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
+func (g *linkGraph) inbound(p note.Path, hidden Hidden, ctxs contextsFn) ([]LinkRef, error) {
 	id, _, ok := g.node(p)
-	if !ok {
+	v := g.view(hidden)
+	if !ok || v.hides(id) {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, ErrUnknownNote)
 	}
-	in := g.sortedIn(id, g.view(nil))
+	in := g.sortedIn(id, v)
 	refs := make([]LinkRef, len(in))
 	for i, b := range in {
-		refs[i] = g.ref(b.from, int(b.link))
+		refs[i] = g.refAs(b.from, int(b.link), v.out(b.from, int(b.link)))
 	}
 	if err := addContexts(refs, ctxs); err != nil {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, err)

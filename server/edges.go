@@ -228,15 +228,11 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"}
 	}
 	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, hidden: r.Hidden, sites: note.EdgeLinks(n)}
-	if ed.target, err = lv.src.Resolve(r.From, l); err != nil {
+	// To the requester the hidden notes are not there: a name one of them answers
+	// is broken, or names the visible note it would otherwise shadow or be
+	// ambiguous with.
+	if ed.target, err = lv.src.ResolveHiding(r.From, l, r.Hidden); err != nil {
 		return nil, graphErr("resolve", err)
-	}
-	if ed.target.Status == graph.LinkResolved && r.Hidden != nil && r.Hidden(ed.target.Target) {
-		// To the requester the hidden note is not there: the name is broken, or
-		// names the visible note it would otherwise shadow.
-		if ed.target, err = lv.src.ResolveHiding(r.From, l, r.Hidden); err != nil {
-			return nil, graphErr("resolve", err)
-		}
 	}
 	return ed, nil
 }

@@ -880,8 +880,7 @@ type DiffResult struct {
 	From    repo.CommitID     `json:"from"`
 	To      repo.CommitID     `json:"to"`
 	Changes []repo.FileChange `json:"changes"`
-	// Total counts the changed paths you can see (an upper bound when private
-	// notes are hidden and the list was cut).
+	// Total counts the changed paths you can see.
 	Total     int  `json:"total"`
 	Truncated bool `json:"truncated"`
 	// Unified is the unified diff of Path (empty when it did not change).
@@ -927,9 +926,9 @@ func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResul
 	out := &DiffResult{From: from.ID, To: tc.ID, Changes: []repo.FileChange{}, Path: p}
 	var mine *repo.FileChange
 	for i, ch := range changes {
-		if len(out.Changes) >= limit && (p == "" || mine != nil) {
+		if c.all && len(out.Changes) >= limit && (p == "" || mine != nil) {
 			out.Truncated = true
-			out.Total += len(changes) - i // not examined
+			out.Total += len(changes) - i // not examined: all visible
 			break
 		}
 		if !c.all && (!c.visibleAt(ctx, ch.Path, ch.Revision) || !c.visibleAt(ctx, ch.Path, ch.OldRevision)) {

@@ -535,10 +535,10 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 		if err != nil {
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
-		rev, dangling, err = danglingLinks(ctx, lv, r.Path)
-		if err == nil && r.Hidden != nil && r.Hidden(r.Path) {
-			err = errNoNote(r.Path)
+		if r.Hidden != nil && r.Hidden(r.Path) {
+			return nil, fmt.Errorf("archive %s: %w", r.Path, errNoNote(r.Path))
 		}
+		rev, dangling, err = danglingLinks(ctx, lv, r.Path, r.Hidden)
 		if err != nil {
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
@@ -550,14 +550,8 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 		return nil, fmt.Errorf("archive %s: %w", r.Path, &repo.ConflictError{Path: r.Path, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"})
 	}
 	msg := r.Message
-	seen := 0 // the dangling links the requester can see
-	for _, d := range dangling {
-		if r.Hidden == nil || !r.Hidden(d.From) {
-			seen++
-		}
-	}
-	if strings.TrimSpace(msg) == "" && seen > 0 {
-		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, seen))
+	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
+		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling)))
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpArchive, Reason: r.Reason, Message: msg, DryRun: r.DryRun,
 		Changes: []repo.Change{{Kind: repo.Archive, Path: r.Path, ExpectedRevision: rev}}})
@@ -572,8 +566,9 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 
 // danglingLinks returns the revision of the file at p and the links of other
 // notes to it, each resolved as it will be once p is gone, sorted by note and
-// line. The note's links to itself are not listed.
-func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revision, []LinkRef, error) {
+// line, as seen by a requester from whom hidden hides some notes: in the vault
+// without them. The note's links to itself are not listed.
+func danglingLinks(ctx context.Context, lv *linkView, p note.Path, hidden graph.Hidden) (repo.Revision, []LinkRef, error) {
 	rev, err := lv.revision(ctx, p)
 	if err != nil {
 		return "", nil, err
@@ -581,7 +576,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revisio
 	if rev == "" {
 		return "", nil, errNoNote(p)
 	}
-	in, err := lv.src.Inbound(p)
+	in, err := lv.src.InboundHiding(p, hidden)
 	if err != nil {
 		return "", nil, graphErr("inbound links", err)
 	}
@@ -608,7 +603,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revisio
 				d.Line, d.Context = site.Line, lineAt(n.Raw, site.Start)
 			}
 		}
-		a := r1.Resolve(d.From, l)
+		a := r1.ResolveHiding(d.From, l, hidden)
 		d.Status, d.To, d.Candidates, d.HeadingMissing = a.Status, "", a.Candidates, false
 		if a.Status == graph.LinkResolved {
 			d.To = a.Target
