@@ -91,7 +91,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		}
 	}
 	l := ed.link
-	name, ok := linkTextFor(ed.view, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target, false)
+	name, ok := linkTextFor(ed.view, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target, false, ed.hidden != nil)
 	if !ok {
 		return nil, fmt.Errorf("%w: no wikilink from %s names %s unambiguously", repo.ErrInvalid, r.From, target)
 	}

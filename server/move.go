@@ -331,7 +331,7 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 					(b.Target != r.From || !namesFile(l, r.From)) {
 					break // still right, by a title or an alias, or from the new folder
 				}
-				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound)
+				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, r.Hidden != nil)
 				if !ok {
 					if hidden(p) {
 						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
@@ -667,8 +667,11 @@ func namesFile(l note.Link, p note.Path) bool {
 // whole path when l named its old target, was, by its whole path). ".md" and a
 // leading "/" are kept when l had them. When heading is true the link's heading
 // must be found in want too; a heading that was already missing stays as written
-// and need not be found (the link still names the note).
-func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading bool) (string, bool) {
+// and need not be found (the link still names the note). whole writes a name
+// link as want's whole path: for a requester from whom notes are hidden, the
+// shortest name would depend on them (a hidden note sharing a file name makes it
+// longer), and the whole path resolves to want whatever notes exist.
+func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading, whole bool) (string, bool) {
 	resolves := func(t string) bool {
 		c := l
 		c.Target = t
@@ -703,6 +706,9 @@ func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, he
 		for k := len(parts) - 2; k >= 1; k-- {
 			cands = append(cands, strings.Join(parts[k:], "/"))
 		}
+	}
+	if whole {
+		cands = nil
 	}
 	cands = append(cands, name)
 	for _, c := range cands {

@@ -118,4 +118,3 @@ func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool
 	s.ok, s.commit, s.paths = true, commit, set
 	return set, commit, nil
 }
-
