@@ -331,7 +331,7 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 					(b.Target != r.From || !namesFile(l, r.From)) {
 					break // still right, by a title or an alias, or from the new folder
 				}
-				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, r.Hidden != nil)
+				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, false)
 				if !ok {
 					if hidden(p) {
 						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
@@ -668,9 +668,10 @@ func namesFile(l note.Link, p note.Path) bool {
 // leading "/" are kept when l had them. When heading is true the link's heading
 // must be found in want too; a heading that was already missing stays as written
 // and need not be found (the link still names the note). whole writes a name
-// link as want's whole path: for a requester from whom notes are hidden, the
-// shortest name would depend on them (a hidden note sharing a file name makes it
-// longer), and the whole path resolves to want whatever notes exist.
+// link as want's whole path (link_notes for a requester from whom notes are
+// hidden: the shortest name would depend on them, as a hidden note sharing a
+// file name makes it longer, while the whole path resolves to want whatever
+// notes exist).
 func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading, whole bool) (string, bool) {
 	resolves := func(t string) bool {
 		c := l
