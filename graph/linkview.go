@@ -20,6 +20,11 @@ type view struct {
 	// once the hidden notes are gone (sorted by source, then link). Nil: found
 	// per node through its names (in); whole-graph queries fill it once (all).
 	extra map[int32][]backref
+	// over holds the links resolved again (by source and link); hid, filled by
+	// all, says which nodes are hidden. With hid set, over holds every link of a
+	// visible note that met a hidden one.
+	over map[backref]lres
+	hid  []bool
 }
 
 func (g *linkGraph) view(hidden Hidden) *view { return &view{g: g, hidden: hidden} }
@@ -30,17 +35,22 @@ func (v *view) all() *view {
 	if v.hidden == nil || v.extra != nil {
 		return v
 	}
-	v.extra = map[int32][]backref{}
+	hid := make([]bool, len(v.g.nodes))
 	for id, n := range v.g.nodes {
-		if n == nil || n.attachment || v.hides(int32(id)) {
+		hid[id] = n != nil && v.hidden.hides(v.g, int32(id))
+	}
+	v.extra, v.hid = map[int32][]backref{}, hid
+	for id, n := range v.g.nodes {
+		if n == nil || n.attachment || hid[id] {
 			continue
 		}
 		for i, r := range n.out {
 			if !v.touchesHidden(r) {
 				continue
 			}
-			if to := v.out(int32(id), i).to; to >= 0 {
-				v.extra[to] = append(v.extra[to], backref{from: int32(id), link: int32(i)})
+			o := v.resolve(int32(id), i)
+			if o.to >= 0 {
+				v.extra[o.to] = append(v.extra[o.to], backref{from: int32(id), link: int32(i)})
 			}
 		}
 	}
@@ -48,7 +58,12 @@ func (v *view) all() *view {
 }
 
 // hides reports whether node id is hidden.
-func (v *view) hides(id int32) bool { return v.hidden.hides(v.g, id) }
+func (v *view) hides(id int32) bool {
+	if v.hid != nil {
+		return v.hid[id]
+	}
+	return v.hidden.hides(v.g, id)
+}
 
 // touchesHidden reports whether resolution r met a hidden note: only then can
 // it differ without the hidden notes. A name resolves at the first step with a
@@ -70,13 +85,28 @@ func (v *view) touchesHidden(r lres) bool {
 
 // out returns where link i of node id points in the view.
 func (v *view) out(id int32, i int) lres {
-	n := v.g.nodes[id]
-	r := n.out[i]
-	if v.hidden == nil || !v.touchesHidden(r) {
+	r := v.g.nodes[id].out[i]
+	if v.hidden == nil {
 		return r
 	}
-	res := v.g.res.ResolveHiding(n.rec.names.path, n.rec.links[i].asLink(), v.hidden)
-	return v.g.lresOf(res)
+	if o, ok := v.over[backref{from: id, link: int32(i)}]; ok {
+		return o
+	}
+	if v.hid != nil || !v.touchesHidden(r) {
+		return r
+	}
+	return v.resolve(id, i)
+}
+
+// resolve resolves link i of node id without the hidden notes, once.
+func (v *view) resolve(id int32, i int) lres {
+	n := v.g.nodes[id]
+	o := v.g.lresOf(v.g.res.ResolveHiding(n.rec.names.path, n.rec.links[i].asLink(), v.hidden))
+	if v.over == nil {
+		v.over = map[backref]lres{}
+	}
+	v.over[backref{from: id, link: int32(i)}] = o
+	return o
 }
 
 // in returns the links of visible notes that resolve to node id in the view,
@@ -128,8 +158,15 @@ func (v *view) in(id int32) []backref {
 
 // inSources counts the distinct notes other than id linking to id in the view.
 func (v *view) inSources(id int32) int {
+	in := v.g.in[id]
+	if v.hidden != nil && (v.extra == nil || len(v.extra[id]) > 0) {
+		in = v.in(id)
+	}
 	n, last := 0, int32(-1)
-	for _, b := range v.in(id) {
+	for _, b := range in {
+		if v.hidden != nil && v.hides(b.from) {
+			continue
+		}
 		if b.from != id && b.from != last {
 			n++
 		}
