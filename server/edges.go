@@ -288,10 +288,9 @@ func edgeTarget(to string) (note.Link, error) {
 // HEAD: a gate runs inside the commit and cannot wait for the index to catch up.
 //
 // hidden (nil: none) hides the notes the writer may not see, as link_notes'
-// EdgeRequest.Hidden does: an edge that resolves to a hidden note resolves as if
-// hidden notes did not exist (a name only a hidden note answers names no note, so
-// it is refused exactly as a missing one is), and an ambiguous one lists only the
-// visible candidates (none left: it names no note).
+// EdgeRequest.Hidden does: every edge resolves as if hidden notes did not exist
+// (a name only a hidden note answers names no note, so it is refused exactly as a
+// missing one is; one a hidden note makes ambiguous names the visible note).
 func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks.EdgeResolver {
 	if x == nil {
 		return nil
@@ -344,26 +343,11 @@ func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks
 		if i := strings.IndexByte(l.Target, '#'); i >= 0 {
 			l.Target, l.Heading = l.Target[:i], l.Target[i+1:]
 		}
-		res, ok := resolve(from, l, nil)
+		// As the writer sees the vault: without the notes hidden from it, so that
+		// a name a hidden note answers is judged as if that note did not exist.
+		res, ok := resolve(from, l, hidden)
 		if !ok {
 			return hooks.EdgeTarget{}
-		}
-		if hidden != nil {
-			switch res.Status {
-			case graph.LinkResolved:
-				if hidden(res.Target) {
-					if res, ok = resolve(from, l, hidden); !ok {
-						return hooks.EdgeTarget{}
-					}
-				}
-			case graph.LinkAmbiguous:
-				// Ambiguous for everyone the edge is written for, so refused as
-				// such, naming only the candidates the writer may see.
-				res.Candidates = slices.DeleteFunc(slices.Clone(res.Candidates), func(p note.Path) bool { return hidden(p) })
-				if len(res.Candidates) == 0 {
-					res = graph.Resolution{Status: graph.LinkBroken}
-				}
-			}
 		}
 		switch res.Status {
 		case graph.LinkResolved:

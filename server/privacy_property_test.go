@@ -283,7 +283,11 @@ func privArgs(t *testing.T, rng *rand.Rand, pv *privVault, tool mcp.Tool, nsteps
 		case "query":
 			return pick(pv.queries), true
 		case "content", "text":
-			return fmt.Sprintf("---\ntitle: New\ntags: [ops, design]\n---\n# New\nLinks [[%s]] and [[%s]].\n", pick(pv.names), pick(pv.names)), true
+			edge := ""
+			if rng.IntN(2) == 0 {
+				edge = fmt.Sprintf("edges:\n  - to: \"[[%s]]\"\n    type: supports\n    why: This note backs the other one with its evidence.\n", pick(pv.names))
+			}
+			return fmt.Sprintf("---\ntitle: New\ntags: [ops, design]\n%s---\n# New\nLinks [[%s]] and [[%s]].\n", edge, pick(pv.names), pick(pv.names)), true
 		case "title":
 			return pick(pv.names), true
 		case "op":
