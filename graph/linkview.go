@@ -25,6 +25,8 @@ type view struct {
 	// visible note that met a hidden one.
 	over map[backref]lres
 	hid  []bool
+	// redone, filled by all, says which nodes have a link in over.
+	redone []bool
 }
 
 func (g *linkGraph) view(hidden Hidden) *view { return &view{g: g, hidden: hidden} }
@@ -39,7 +41,7 @@ func (v *view) all() *view {
 	for id, n := range v.g.nodes {
 		hid[id] = n != nil && v.hidden.hides(v.g, int32(id))
 	}
-	v.extra, v.hid = map[int32][]backref{}, hid
+	v.extra, v.hid, v.redone = map[int32][]backref{}, hid, make([]bool, len(v.g.nodes))
 	for id, n := range v.g.nodes {
 		if n == nil || n.attachment || hid[id] {
 			continue
@@ -49,6 +51,7 @@ func (v *view) all() *view {
 				continue
 			}
 			o := v.resolve(int32(id), i)
+			v.redone[id] = true
 			if o.to >= 0 {
 				v.extra[o.to] = append(v.extra[o.to], backref{from: int32(id), link: int32(i)})
 			}
@@ -86,7 +89,7 @@ func (v *view) touchesHidden(r lres) bool {
 // out returns where link i of node id points in the view.
 func (v *view) out(id int32, i int) lres {
 	r := v.g.nodes[id].out[i]
-	if v.hidden == nil {
+	if v.hidden == nil || v.redone != nil && !v.redone[id] {
 		return r
 	}
 	if o, ok := v.over[backref{from: id, link: int32(i)}]; ok {
