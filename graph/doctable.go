@@ -25,11 +25,11 @@ type docTable struct {
 	pub stats
 }
 
-// view is the collection one search ranks against: every doc, or only the public
+// docView is the collection one search ranks against: every doc, or only the public
 // ones (hide). norm is the table of norms under stats, nil when the search works
 // them out for the postings it reads (the public view of a table with private
 // docs: a second table would cost every Update as much again as norm does).
-type view struct {
+type docView struct {
 	stats *stats
 	norm  []float32
 	hide  bool
@@ -37,18 +37,18 @@ type view struct {
 
 // view returns the collection as a search sees it: without the private docs
 // when hidePrivate.
-func (t *docTable) view(hidePrivate bool) view {
+func (t *docTable) view(hidePrivate bool) docView {
 	switch {
 	case !hidePrivate:
-		return view{stats: &t.stats, norm: t.norm}
+		return docView{stats: &t.stats, norm: t.norm}
 	case t.pub.docs == t.stats.docs: // no private doc: the statistics are the same
-		return view{stats: &t.pub, norm: t.norm, hide: true}
+		return docView{stats: &t.pub, norm: t.norm, hide: true}
 	}
-	return view{stats: &t.pub, hide: true}
+	return docView{stats: &t.pub, hide: true}
 }
 
 // hides reports whether v treats doc d as absent (d < len(docs)).
-func (v *view) hides(t *docTable, d uint32) bool { return v.hide && t.docs[d].private }
+func (v *docView) hides(t *docTable, d uint32) bool { return v.hide && t.docs[d].private }
 
 type docInfo struct {
 	path     note.Path

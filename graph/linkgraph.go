@@ -196,17 +196,7 @@ func (g *linkGraph) resolveLinks(n *gnode) []lres {
 	p := n.rec.names.path
 	out := make([]lres, len(n.rec.links))
 	for i := range n.rec.links {
-		res := g.res.Resolve(p, n.rec.links[i].asLink())
-		r := lres{status: statusOf(res.Status), to: -1, headingFound: res.HeadingFound}
-		if res.Candidates != nil {
-			r.candidates = &res.Candidates
-		}
-		if res.Status == LinkResolved {
-			if to, ok := g.ids[res.Target]; ok {
-				r.to = to
-			}
-		}
-		out[i] = r
+		out[i] = g.lresOf(g.res.Resolve(p, n.rec.links[i].asLink()))
 	}
 	return out
 }
@@ -283,19 +273,6 @@ func (g *linkGraph) node(p note.Path) (int32, *gnode, bool) {
 		return -1, nil, false
 	}
 	return id, g.nodes[id], true
-}
-
-// inSources returns the distinct notes other than id linking to id.
-func (g *linkGraph) inSources(id int32) int {
-	// One source's backrefs are contiguous: resolve appends them together.
-	n, last := 0, int32(-1)
-	for _, b := range g.in[id] {
-		if b.from != id && b.from != last {
-			n++
-		}
-		last = b.from
-	}
-	return n
 }
 
 func deleteID(s []int32, id int32) []int32 {

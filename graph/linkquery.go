@@ -53,9 +53,12 @@ type NoteLinks struct {
 	SameTagsTotal  int  `json:"same_tags_total"`
 }
 
-func (g *linkGraph) ref(from int32, i int) LinkRef {
+func (g *linkGraph) ref(from int32, i int) LinkRef { return g.refAs(from, i, g.nodes[from].out[i]) }
+
+// refAs is link i of node from resolved as r.
+func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 	n := g.nodes[from]
-	l, r := &n.rec.links[i], n.out[i]
+	l := &n.rec.links[i]
 	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: l.heading, Kind: l.kind, Type: l.etype, Why: l.why,
 		Line: l.line, Status: statusNames[r.status], index: i}
 	if r.candidates != nil {
@@ -70,10 +73,6 @@ func (g *linkGraph) ref(from int32, i int) LinkRef {
 	return lr
 }
 
-// LinkHidden is the Status LinksHiding gives an outgoing link to a note the
-// caller may not see (its target left out).
-const LinkHidden LinkStatus = "hidden"
-
 // Links returns a note's outgoing links (resolved, broken, ambiguous; typed edges
 // included), its backlinks with their context lines, and the notes sharing a tag
 // with it, each list cut at limit (default 50).
@@ -81,11 +80,13 @@ func (ix *Index) Links(p note.Path, limit int) (*NoteLinks, error) {
 	return ix.LinksHiding(p, limit, nil)
 }
 
-// LinksHiding is Links as seen by a caller that may not see the hidden notes: a
-// hidden note is unknown (ErrUnknownNote, as for a missing one); backlinks from
-// hidden notes and hidden notes sharing a tag are left out, of the totals too; an
-// outgoing link to a hidden note or attachment has status LinkHidden and no
-// target, and hidden candidates of an ambiguous link are dropped.
+// LinksHiding is Links as seen by a caller that may not see the hidden notes: the
+// answer Links gives in the vault without them. A hidden note is unknown
+// (ErrUnknownNote, as for a missing one); backlinks from hidden notes and hidden
+// notes sharing a tag are left out, of the totals too; a link whose name a hidden
+// note answers resolves as if that note did not exist (broken, resolved to a
+// visible note, or ambiguous among visible ones), and the links that then resolve
+// to this note are among its backlinks.
 func (ix *Index) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLinks, error) {
 	return withGraph(ix, func(g *linkGraph, commit string) (*NoteLinks, error) {
 		return g.noteLinks(commit, p, limit, hidden, ix.contexts)
@@ -134,25 +135,19 @@ func (g *linkGraph) noteLinks(commit string, p note.Path, limit int, hidden Hidd
 		limit = 50
 	}
 	id, n, ok := g.node(p)
-	if !ok || n.attachment || hidden.hides(g, id) {
+	v := g.view(hidden)
+	if !ok || n.attachment || v.hides(id) {
 		return nil, fmt.Errorf("links %s: %w", p, ErrUnknownNote)
 	}
 	out := &NoteLinks{Commit: commit, Note: p, Outgoing: []LinkRef{}, Backlinks: []LinkRef{}, SameTags: []note.Path{}}
 	out.OutgoingTotal = len(n.rec.links)
 	for i := range min(limit, len(n.rec.links)) {
-		r := g.ref(id, i)
-		if hidden != nil {
-			hideTarget(&r, hidden)
-		}
-		out.Outgoing = append(out.Outgoing, r)
+		out.Outgoing = append(out.Outgoing, g.refAs(id, i, v.out(id, i)))
 	}
-	in := g.sortedIn(id)
-	if hidden != nil {
-		in = slices.DeleteFunc(in, func(b backref) bool { return hidden.hides(g, b.from) })
-	}
+	in := g.sortedIn(id, v)
 	out.BacklinksTotal = len(in)
 	for _, b := range in[:min(limit, len(in))] {
-		out.Backlinks = append(out.Backlinks, g.ref(b.from, int(b.link)))
+		out.Backlinks = append(out.Backlinks, g.refAs(b.from, int(b.link), v.out(b.from, int(b.link))))
 	}
 	if err := addContexts(out.Backlinks, ctxs); err != nil {
 		return nil, fmt.Errorf("links %s: %w", p, err)
@@ -189,28 +184,12 @@ func (g *linkGraph) firstPaths(ids map[int32]bool, limit int) []note.Path {
 	return top
 }
 
-// hideTarget masks r's target and candidates that hidden hides.
-func hideTarget(r *LinkRef, hidden Hidden) {
-	if r.To != "" && hidden(r.To) {
-		r.To, r.Status, r.HeadingMissing = "", LinkHidden, false
-	}
-	if len(r.Candidates) == 0 {
-		return
-	}
-	var keep []note.Path
-	for _, c := range r.Candidates {
-		if !hidden(c) {
-			keep = append(keep, c)
-		}
-	}
-	r.Candidates = keep
-}
-
 // sortedIn returns the links into id from other notes (a note's links to itself
 // are in its outgoing list), sorted by source path and line.
-func (g *linkGraph) sortedIn(id int32) []backref {
-	in := make([]backref, 0, len(g.in[id]))
-	for _, b := range g.in[id] {
+func (g *linkGraph) sortedIn(id int32, v *view) []backref {
+	all := v.in(id)
+	in := make([]backref, 0, len(all))
+	for _, b := range all {
 		if b.from != id {
 			in = append(in, b)
 		}
@@ -260,19 +239,25 @@ func addContexts(refs []LinkRef, ctxs contextsFn) error {
 // Inbound returns every link from another note that resolves to p, with context,
 // sorted by source and line: what a move of p must rewrite and an archive of p
 // leaves dangling.
-func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) {
-	return withGraph(ix, func(g *linkGraph, _ string) ([]LinkRef, error) { return g.inbound(p, ix.contexts) })
+func (ix *Index) Inbound(p note.Path) ([]LinkRef, error) { return ix.InboundHiding(p, nil) }
+
+// InboundHiding is Inbound as seen by a caller that may not see the hidden notes:
+// the links of visible notes that resolve to p in the vault without them (a
+// hidden p is unknown).
+func (ix *Index) InboundHiding(p note.Path, hidden Hidden) ([]LinkRef, error) {
+	return withGraph(ix, func(g *linkGraph, _ string) ([]LinkRef, error) { return g.inbound(p, hidden, ix.contexts) })
 }
 
-func (g *linkGraph) inbound(p note.Path, ctxs contextsFn) ([]LinkRef, error) {
+func (g *linkGraph) inbound(p note.Path, hidden Hidden, ctxs contextsFn) ([]LinkRef, error) {
 	id, _, ok := g.node(p)
-	if !ok {
+	v := g.view(hidden)
+	if !ok || v.hides(id) {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, ErrUnknownNote)
 	}
-	in := g.sortedIn(id)
+	in := g.sortedIn(id, v)
 	refs := make([]LinkRef, len(in))
 	for i, b := range in {
-		refs[i] = g.ref(b.from, int(b.link))
+		refs[i] = g.refAs(b.from, int(b.link), v.out(b.from, int(b.link)))
 	}
 	if err := addContexts(refs, ctxs); err != nil {
 		return nil, fmt.Errorf("inbound links of %s: %w", p, err)
@@ -413,28 +398,16 @@ func (h Hidden) hides(g *linkGraph, id int32) bool {
 	return h != nil && h(g.nodes[id].rec.names.path)
 }
 
-func (g *linkGraph) nodeOf(id int32, depth int, hidden Hidden) Node {
+func (g *linkGraph) nodeOf(id int32, depth int, v *view) Node {
 	n := g.nodes[id]
 	out := 0
-	for _, r := range n.out {
-		if r.to >= 0 && r.to != id && !g.nodes[r.to].attachment && !hidden.hides(g, r.to) {
+	for i := range n.out {
+		if r := v.out(id, i); r.to >= 0 && r.to != id && !g.nodes[r.to].attachment {
 			out++
 		}
 	}
-	back := 0
-	if hidden == nil {
-		back = g.inSources(id)
-	} else {
-		last := int32(-1)
-		for _, b := range g.in[id] {
-			if b.from != id && b.from != last && !hidden.hides(g, b.from) {
-				back++
-			}
-			last = b.from
-		}
-	}
 	return Node{ID: n.rec.names.path, Title: n.rec.names.title, Folder: n.rec.names.path.Folder(), Type: n.rec.ntype,
-		Backlinks: back, Links: out, Depth: depth}
+		Backlinks: v.inSources(id), Links: out, Depth: depth}
 }
 
 // edgeType is the Edge type of link i of n.
@@ -486,11 +459,11 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 		return nil, fmt.Errorf("neighborhood: max_nodes %d: %w", opts.MaxNodes, errRange("max_nodes", 1, 1000))
 	}
 	start, n, ok := g.node(p)
-	if !ok || n.attachment || opts.Hidden.hides(g, start) {
+	v := g.view(opts.Hidden)
+	if !ok || n.attachment || v.hides(start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
 	}
 	keep := func(t string) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
-	hidden := opts.Hidden
 	level := map[int32]int{start: 0}
 	order := []int32{start}
 	out := &Neighborhood{Commit: commit, Center: p}
@@ -501,13 +474,13 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 			continue
 		}
 		var next []int32
-		for i, r := range g.nodes[id].out {
-			if r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) && !hidden.hides(g, r.to) {
+		for i := range g.nodes[id].out {
+			if r := v.out(id, i); r.to >= 0 && !g.nodes[r.to].attachment && keep(edgeType(g.nodes[id], i)) {
 				next = append(next, r.to)
 			}
 		}
-		for _, b := range g.in[id] {
-			if keep(edgeType(g.nodes[b.from], int(b.link))) && !hidden.hides(g, b.from) {
+		for _, b := range v.in(id) {
+			if keep(edgeType(g.nodes[b.from], int(b.link))) {
 				next = append(next, b.from)
 			}
 		}
@@ -535,13 +508,14 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 	})
 	out.Nodes = make([]Node, len(order))
 	for i, id := range order {
-		out.Nodes[i] = g.nodeOf(id, level[id], hidden)
+		out.Nodes[i] = g.nodeOf(id, level[id], v)
 	}
 	out.Edges = []Edge{}
 	seen := map[Edge]bool{}
 	for _, id := range order {
 		n := g.nodes[id]
-		for i, r := range n.out {
+		for i := range n.out {
+			r := v.out(id, i)
 			if r.to < 0 || r.to == id {
 				continue
 			}
@@ -613,11 +587,12 @@ func (g *linkGraph) nodeList(commit, what string, limit, offset int, hidden Hidd
 		return nil, fmt.Errorf("%s: offset %d: %w", what, offset, errRange("offset", 0, 1<<31-1))
 	}
 	var all []Node
+	v := g.view(hidden).all()
 	for id, n := range g.nodes {
-		if n == nil || n.attachment || hidden.hides(g, int32(id)) {
+		if n == nil || n.attachment || v.hides(int32(id)) {
 			continue
 		}
-		if nd := g.nodeOf(int32(id), 0, hidden); match(nd) {
+		if nd := g.nodeOf(int32(id), 0, v); match(nd) {
 			all = append(all, nd)
 		}
 	}
@@ -714,7 +689,7 @@ func (g *linkGraph) shortestPath(commit string, a, b note.Path, maxDepth int) (*
 	slices.Reverse(ids)
 	slices.Reverse(edges)
 	for _, id := range ids {
-		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id], nil))
+		out.Nodes = append(out.Nodes, g.nodeOf(id, depth[id], g.view(nil)))
 	}
 	out.Edges = append(out.Edges, edges...)
 	return out, nil
@@ -739,70 +714,6 @@ func (e *ArgError) Error() string { return e.Name + " " + e.Reason }
 // Is makes errors.Is(err, ErrArg) true.
 func (e *ArgError) Is(target error) bool { return target == ErrArg }
 
-// Count is one row of a per-folder, per-tag or per-edge-type table.
-type Count struct {
-	Name  string `json:"name"`
-	Notes int    `json:"notes"`
-}
-
-// LinkCounts counts link occurrences outside code, embeds included (typed edges
-// are counted apart, per type).
-type LinkCounts struct {
-	Total     int `json:"total"`
-	Resolved  int `json:"resolved"`
-	Broken    int `json:"broken"`
-	Ambiguous int `json:"ambiguous"`
-}
-
-// GraphStats describes the vault at the index's commit.
-type GraphStats struct {
-	Commit string     `json:"commit"`
-	Notes  int        `json:"notes"`
-	Files  int        `json:"files"`
-	Links  LinkCounts `json:"links"`
-	// Edges counts the typed edges by where they resolve (Links counts body links).
-	Edges     LinkCounts `json:"edges"`
-	Orphans   int        `json:"orphans"`
-	Unparsed  int        `json:"unparsed"`
-	Folders   []Count    `json:"folders"`
-	Tags      []Count    `json:"tags"`
-	EdgeTypes []Count    `json:"edge_types"`
-	// FoldersTotal, TagsTotal and EdgeTypesTotal count every row; each table is
-	// the page [offset, offset+limit) of rows sorted by count, then name, and its
-	// *NextOffset is where its next page starts (0 when this is its last).
-	FoldersTotal        int  `json:"folders_total"`
-	TagsTotal           int  `json:"tags_total"`
-	EdgeTypesTotal      int  `json:"edge_types_total"`
-	FoldersNextOffset   int  `json:"folders_next_offset,omitempty"`
-	TagsNextOffset      int  `json:"tags_next_offset,omitempty"`
-	EdgeTypesNextOffset int  `json:"edge_types_next_offset,omitempty"`
-	Truncated           bool `json:"truncated,omitempty"`
-}
-
-// Stats counts notes, links by status, and notes per folder, tag and edge type.
-// Each table is sorted by count (most first, ties by name) and paged by limit
-// (default 50, at most 1000) and offset.
-func (ix *Index) Stats(limit, offset int) (*GraphStats, error) {
-	return ix.StatsHiding(limit, offset, nil)
-}
-
-// StatsHiding is Stats as seen by a caller that may not see the hidden notes and
-// attachments: they and their links are not counted (a visible note's link to a
-// hidden one counts by where it resolves).
-func (ix *Index) StatsHiding(limit, offset int, hidden Hidden) (*GraphStats, error) {
-	limit, err := statsArgs(limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	g, err := ix.graph()
-	if err != nil {
-		return nil, err
-	}
-	return g.stats(ix.commit, limit, offset, hidden), nil
-}
-
 // NoteInfo is a note as the index keeps it apart from its links.
 type NoteInfo struct {
 	Path  note.Path
@@ -826,102 +737,6 @@ func (g *linkGraph) notes(hidden Hidden) []NoteInfo {
 	}
 	slices.SortFunc(out, func(a, b NoteInfo) int { return strings.Compare(string(a.Path), string(b.Path)) })
 	return out
-}
-
-func statsArgs(limit, offset int) (int, error) {
-	limit = cmp.Or(limit, 50)
-	if limit < 1 || limit > 1000 {
-		return 0, fmt.Errorf("stats: limit %d: %w", limit, errRange("limit", 1, 1000))
-	}
-	if offset < 0 {
-		return 0, fmt.Errorf("stats: offset %d: %w", offset, errRange("offset", 0, 1<<31-1))
-	}
-	return limit, nil
-}
-
-func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *GraphStats {
-	st := &GraphStats{Commit: commit}
-	folders, tags, etypes := map[string]int{}, map[string]int{}, map[string]int{}
-	for id, n := range g.nodes {
-		if n == nil || hidden.hides(g, int32(id)) {
-			continue
-		}
-		st.Files++
-		if n.attachment {
-			continue
-		}
-		st.Notes++
-		if n.rec.unparsed {
-			st.Unparsed++
-		}
-		folder := n.rec.names.path.Folder()
-		if folder == "" {
-			folder = "/"
-		}
-		folders[folder]++
-		for _, t := range uniq(n.rec.tags) {
-			tags[t]++
-		}
-		seenType := map[string]bool{}
-		for i, l := range n.rec.links {
-			c := &st.Links
-			if l.kind == EdgeKindTyped {
-				c = &st.Edges
-				if !seenType[l.etype] {
-					seenType[l.etype] = true
-					etypes[l.etype]++
-				}
-			}
-			c.Total++
-			switch n.out[i].status {
-			case statusResolved:
-				c.Resolved++
-			case statusBroken:
-				c.Broken++
-			case statusAmbiguous:
-				c.Ambiguous++
-			}
-		}
-		if nd := g.nodeOf(int32(id), 0, hidden); nd.Backlinks == 0 && nd.Links == 0 {
-			st.Orphans++
-		}
-	}
-	var more bool
-	st.Folders, st.FoldersTotal, more = page(folders, limit, offset)
-	st.FoldersNextOffset = nextOffset(more, offset, len(st.Folders))
-	st.Tags, st.TagsTotal, more = page(tags, limit, offset)
-	st.TagsNextOffset = nextOffset(more, offset, len(st.Tags))
-	st.EdgeTypes, st.EdgeTypesTotal, more = page(etypes, limit, offset)
-	st.EdgeTypesNextOffset = nextOffset(more, offset, len(st.EdgeTypes))
-	st.Truncated = st.FoldersNextOffset+st.TagsNextOffset+st.EdgeTypesNextOffset > 0
-	return st
-}
-
-func nextOffset(more bool, offset, n int) int {
-	if more {
-		return offset + n
-	}
-	return 0
-}
-
-// page sorts m's rows by count, then name, and returns the page [offset,
-// offset+limit), the number of rows, and whether rows follow the page.
-func page(m map[string]int, limit, offset int) ([]Count, int, bool) {
-	rows := make([]Count, 0, len(m))
-	for k, v := range m {
-		rows = append(rows, Count{Name: k, Notes: v})
-	}
-	slices.SortFunc(rows, func(a, b Count) int {
-		if c := cmp.Compare(b.Notes, a.Notes); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	if offset >= len(rows) {
-		return []Count{}, len(rows), false
-	}
-	end := min(len(rows), offset+limit)
-	return rows[offset:end], len(rows), end < len(rows)
 }
 
 // withGraph runs q on the link graph and the commit it reflects, under the

@@ -59,6 +59,47 @@ func BenchmarkGraph(b *testing.B) {
 			}
 		}
 	})
+	// As seen by a caller from whom every 20th note (by path) and every 10th hub
+	// is hidden: links that named one are resolved again without it.
+	notes, err := ix.NotesHiding(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hidden := map[note.Path]bool{}
+	for i, n := range notes {
+		if i%20 == 0 {
+			hidden[n.Path] = true
+		}
+	}
+	for i, p := range busy {
+		if i%10 == 5 {
+			hidden[p] = true
+		}
+	}
+	h := Hidden(func(p note.Path) bool { return hidden[p] })
+	b.Run("links-hiding", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if p := busy[i%len(busy)]; !hidden[p] {
+				if _, err := ix.LinksHiding(p, 50, h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("hubs-hiding", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ix.HubsHiding(20, 0, h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stats-hiding", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ix.StatsHiding(50, 0, h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkLoadLinks reads the link graph of obsidian-hub (6,571 notes) from its

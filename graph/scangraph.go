@@ -63,7 +63,12 @@ func (s *ScanGraph) LinksHiding(p note.Path, limit int, hidden Hidden) (*NoteLin
 }
 
 // Inbound is Index.Inbound over the scanned notes.
-func (s *ScanGraph) Inbound(p note.Path) ([]LinkRef, error) { return s.g.inbound(p, s.contextsOf) }
+func (s *ScanGraph) Inbound(p note.Path) ([]LinkRef, error) { return s.g.inbound(p, nil, s.contextsOf) }
+
+// InboundHiding is Index.InboundHiding over the notes in memory.
+func (s *ScanGraph) InboundHiding(p note.Path, hidden Hidden) ([]LinkRef, error) {
+	return s.g.inbound(p, hidden, s.contextsOf)
+}
 
 // Resolve is Index.Resolve over the scanned notes.
 func (s *ScanGraph) Resolve(from note.Path, l note.Link) (Resolution, error) {

@@ -68,7 +68,7 @@ func (s *searchScratch) resetScores() {
 type searcher struct {
 	ix  *Index
 	dt  *docTable
-	v   view
+	v   docView
 	pl  *plan
 	s   *searchScratch
 	ctx context.Context

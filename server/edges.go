@@ -91,7 +91,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		}
 	}
 	l := ed.link
-	name, ok := linkTextFor(ed.view, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target, false)
+	name, ok := linkTextFor(ed.view, r.From, note.Link{Kind: note.LinkWiki, Target: note.Stem(target)}, target, target, false, ed.hidden != nil)
 	if !ok {
 		return nil, fmt.Errorf("%w: no wikilink from %s names %s unambiguously", repo.ErrInvalid, r.From, target)
 	}
@@ -228,15 +228,11 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"}
 	}
 	ed := &edgeRead{view: lv, note: n, rev: rev, link: l, to: r.To, hidden: r.Hidden, sites: note.EdgeLinks(n)}
-	if ed.target, err = lv.src.Resolve(r.From, l); err != nil {
+	// To the requester the hidden notes are not there: a name one of them answers
+	// is broken, or names the visible note it would otherwise shadow or be
+	// ambiguous with.
+	if ed.target, err = lv.src.ResolveHiding(r.From, l, r.Hidden); err != nil {
 		return nil, graphErr("resolve", err)
-	}
-	if ed.target.Status == graph.LinkResolved && r.Hidden != nil && r.Hidden(ed.target.Target) {
-		// To the requester the hidden note is not there: the name is broken, or
-		// names the visible note it would otherwise shadow.
-		if ed.target, err = lv.src.ResolveHiding(r.From, l, r.Hidden); err != nil {
-			return nil, graphErr("resolve", err)
-		}
 	}
 	return ed, nil
 }
@@ -292,10 +288,9 @@ func edgeTarget(to string) (note.Link, error) {
 // HEAD: a gate runs inside the commit and cannot wait for the index to catch up.
 //
 // hidden (nil: none) hides the notes the writer may not see, as link_notes'
-// EdgeRequest.Hidden does: an edge that resolves to a hidden note resolves as if
-// hidden notes did not exist (a name only a hidden note answers names no note, so
-// it is refused exactly as a missing one is), and an ambiguous one lists only the
-// visible candidates (none left: it names no note).
+// EdgeRequest.Hidden does: every edge resolves as if hidden notes did not exist
+// (a name only a hidden note answers names no note, so it is refused exactly as a
+// missing one is; one a hidden note makes ambiguous names the visible note).
 func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks.EdgeResolver {
 	if x == nil {
 		return nil
@@ -348,26 +343,11 @@ func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks
 		if i := strings.IndexByte(l.Target, '#'); i >= 0 {
 			l.Target, l.Heading = l.Target[:i], l.Target[i+1:]
 		}
-		res, ok := resolve(from, l, nil)
+		// As the writer sees the vault: without the notes hidden from it, so that
+		// a name a hidden note answers is judged as if that note did not exist.
+		res, ok := resolve(from, l, hidden)
 		if !ok {
 			return hooks.EdgeTarget{}
-		}
-		if hidden != nil {
-			switch res.Status {
-			case graph.LinkResolved:
-				if hidden(res.Target) {
-					if res, ok = resolve(from, l, hidden); !ok {
-						return hooks.EdgeTarget{}
-					}
-				}
-			case graph.LinkAmbiguous:
-				// Ambiguous for everyone the edge is written for, so refused as
-				// such, naming only the candidates the writer may see.
-				res.Candidates = slices.DeleteFunc(slices.Clone(res.Candidates), func(p note.Path) bool { return hidden(p) })
-				if len(res.Candidates) == 0 {
-					res = graph.Resolution{Status: graph.LinkBroken}
-				}
-			}
 		}
 		switch res.Status {
 		case graph.LinkResolved:

@@ -50,6 +50,7 @@ type linkSource interface {
 	LinksHiding(p note.Path, limit int, hidden graph.Hidden) (*graph.NoteLinks, error)
 	StatsHiding(limit, offset int, hidden graph.Hidden) (*graph.GraphStats, error)
 	Inbound(p note.Path) ([]graph.LinkRef, error)
+	InboundHiding(p note.Path, hidden graph.Hidden) ([]graph.LinkRef, error)
 	Resolve(from note.Path, l note.Link) (graph.Resolution, error)
 	ResolveHiding(from note.Path, l note.Link, hidden graph.Hidden) (graph.Resolution, error)
 	Resolver() (*graph.Resolver, string, error)

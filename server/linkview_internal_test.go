@@ -68,8 +68,8 @@ func TestVault_MoveNote_IndexEqualsScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ar, ad, aerr := danglingLinks(ctx, lvi, note.Path(p))
-		br, bd, berr := danglingLinks(ctx, lvs, note.Path(p))
+		ar, ad, aerr := danglingLinks(ctx, lvi, note.Path(p), nil)
+		br, bd, berr := danglingLinks(ctx, lvs, note.Path(p), nil)
 		if ar != br || !reflect.DeepEqual(ad, bd) || errText(aerr) != errText(berr) {
 			t.Errorf("archive %s:\nindex %v %+v %v\nscan  %v %+v %v", p, ar, ad, aerr, br, bd, berr)
 		}

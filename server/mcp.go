@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"sync"
 	"time"
 
@@ -251,13 +250,13 @@ func (c *caller) visible(ctx context.Context, p note.Path) bool {
 // visibleContent reports whether the caller may see the note at p with bytes raw
 // (any revision).
 func (c *caller) visibleContent(p note.Path, raw []byte) bool {
-	return c.all || !c.cfg.IsPrivate(p, nil) && !contentPrivate(p, raw)
+	return c.all || !notePrivate(c.cfg, p, raw, nil, nil)
 }
 
 // visibleParsed is visibleContent for bytes raw already parsed: n and err are
 // what note.Parse made of them.
 func (c *caller) visibleParsed(p note.Path, n *note.Note, err error, raw []byte) bool {
-	return c.all || !c.cfg.IsPrivate(p, nil) && !parsedPrivate(n, err, raw)
+	return c.all || !notePrivate(c.cfg, p, raw, n, err)
 }
 
 // visibleAt reports whether the caller may see the note at p at revision rev,
@@ -286,158 +285,11 @@ func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	return c.visibleContent(p, b)
 }
 
-// contentPrivate is config.ContentPrivate: the one rule, shared with the indexer.
-func contentPrivate(p note.Path, raw []byte) bool { return config.ContentPrivate(p, raw) }
-
-// parsedPrivate is config.ParsedPrivate.
-func parsedPrivate(n *note.Note, err error, raw []byte) bool {
-	return config.ParsedPrivate(n, err, raw)
-}
-
-// privacySet follows the notes at HEAD whose frontmatter makes them private, for
-// callers without the private scope: built once by reading every note, then
-// caught up by a tree diff as HEAD moves. Privacy by folder is not cached (it
-// follows the settings).
-type privacySet struct {
-	mu     sync.Mutex
-	ok     bool
-	commit repo.CommitID
-	paths  map[note.Path]bool // never changed once published
-}
-
-func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, repo.CommitID, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	head := v.Head()
-	if s.ok && s.commit == head {
-		return s.paths, s.commit, nil
-	}
-	if s.ok && s.commit != "" && head != "" {
-		changes, err := v.Diff(ctx, string(s.commit), string(head))
-		if err == nil {
-			next := maps.Clone(s.paths)
-			for _, ch := range changes {
-				if !isNote(ch.Path) {
-					continue
-				}
-				delete(next, ch.Path)
-				if ch.Kind == repo.Archive {
-					continue
-				}
-				b, err := v.ReadRevision(ctx, ch.Revision)
-				if err != nil {
-					return nil, "", fmt.Errorf("privacy of %s: %w", ch.Path, err)
-				}
-				if contentPrivate(ch.Path, b) {
-					next[ch.Path] = true
-				}
-			}
-			s.commit, s.paths = head, next
-			return next, head, nil
-		}
-		if !errors.Is(err, repo.ErrNotFound) {
-			return nil, "", fmt.Errorf("privacy: %w", err)
-		}
-	}
-	files, commit, err := v.Files(ctx, "")
-	if err != nil {
-		return nil, "", fmt.Errorf("privacy: %w", err)
-	}
-	set := map[note.Path]bool{}
-	for _, f := range notesOnly(files) {
-		if err := ctx.Err(); err != nil {
-			return nil, "", err
-		}
-		b, err := v.ReadRevision(ctx, f.Revision)
-		if err != nil {
-			return nil, "", fmt.Errorf("privacy of %s: %w", f.Path, err)
-		}
-		if contentPrivate(f.Path, b) {
-			set[f.Path] = true
-		}
-	}
-	s.ok, s.commit, s.paths = true, commit, set
-	return set, commit, nil
-}
-
 // NoteRef names a note.
 type NoteRef struct {
 	Path     note.Path     `json:"path"`
 	Title    string        `json:"title,omitempty"`
 	Revision repo.Revision `json:"revision,omitempty"`
-}
-
-// CommitInfo is one commit as the tools report it. For a caller without the private
-// scope, a commit that also changed notes it cannot see lists only the others and
-// has its subject hidden (Redacted).
-type CommitInfo struct {
-	Commit  repo.CommitID   `json:"commit"`
-	Parents []repo.CommitID `json:"parents"`
-	Author  string          `json:"author"`
-	Time    time.Time       `json:"time"`
-	Op      repo.Op         `json:"op,omitempty"`
-	Reason  repo.Reason     `json:"reason,omitempty"`
-	Subject string          `json:"subject"`
-	// Paths are the first changed paths (at most 20); PathsTotal counts them all.
-	Paths      []note.Path `json:"paths"`
-	PathsTotal int         `json:"paths_total"`
-	Redacted   bool        `json:"redacted,omitempty"`
-}
-
-// maxCommitPaths bounds CommitInfo.Paths; maxPrivacyReads bounds how many changed
-// notes of one commit are read to judge their privacy (beyond it, unknown notes
-// count as private).
-const (
-	maxCommitPaths  = 20
-	maxPrivacyReads = 100
-)
-
-// commitInfo describes commit cm with the paths it changed (against its first
-// parent), as the caller may see them.
-func (c *caller) commitInfo(ctx context.Context, cm repo.Commit) CommitInfo {
-	ci := CommitInfo{Commit: cm.ID, Parents: cm.Parents, Author: fmt.Sprintf("%s <%s>", cm.Author.Name, cm.Author.Email),
-		Time: cm.When, Op: cm.Op, Reason: cm.Reason, Subject: cm.Subject, Paths: []note.Path{}}
-	if ci.Parents == nil {
-		ci.Parents = []repo.CommitID{}
-	}
-	parent := ""
-	if len(cm.Parents) > 0 {
-		parent = string(cm.Parents[0])
-	}
-	changes, err := c.t.v.Diff(ctx, parent, string(cm.ID))
-	hidden := err != nil && !c.all
-	reads := 0
-	for _, ch := range changes {
-		if !c.all {
-			rev := ch.Revision
-			if rev == "" {
-				rev = ch.OldRevision
-			}
-			ok := false
-			switch {
-			case c.cfg.IsPrivate(ch.Path, nil):
-			case !isNote(ch.Path):
-				ok = true
-			case c.t.v.Revision(ch.Path) == rev:
-				ok = c.visible(ctx, ch.Path)
-			case reads < maxPrivacyReads:
-				reads++
-				ok = c.visibleAt(ctx, ch.Path, rev)
-			}
-			if !ok {
-				hidden = true
-				continue
-			}
-		}
-		ci.PathsTotal++
-		if len(ci.Paths) < maxCommitPaths {
-			ci.Paths = append(ci.Paths, ch.Path)
-		}
-	}
-	if hidden {
-		ci.Subject, ci.Redacted = "(hidden: this commit also changes notes you cannot see)", true
-	}
-	return ci
 }
 
 // WriteResult is what a write did (or, for a dry run, would do).

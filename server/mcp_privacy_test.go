@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -52,7 +54,6 @@ func TestMCP_PrivateNotesAreInvisible(t *testing.T) {
 	same(map[string]any{"path": "Secret plan"}, map[string]any{"path": "Absent plan"}, "read_note", "Secret", "Absent")
 	same(map[string]any{"path": "tech/secret.md"}, map[string]any{"path": "tech/nopes.md"}, "get_context", "secret.md", "nopes.md")
 	same(map[string]any{"path": "tech/secret.md"}, map[string]any{"path": "tech/nopes.md"}, "links", "secret.md", "nopes.md")
-	same(map[string]any{"path": "personal-notes/diary.md"}, map[string]any{"path": "personal-notes/nope.md"}, "history", "diary.md", "nope.md")
 	for _, args := range []map[string]any{
 		{"path": "tech/secret.md", "at": string(v.Head())},
 		{"path": "tech/secret.md", "at": string(v.Revision("tech/secret.md"))},
@@ -85,10 +86,16 @@ func TestMCP_PrivateNotesAreInvisible(t *testing.T) {
 	if d.Total != 0 || len(d.Changes) != 0 {
 		t.Fatalf("diff shows a private change: %+v", d)
 	}
-	wantError(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "path": "tech/secret.md"}, server.CodeNotFound, server.ClassFixInput)
+	var dh, dm server.DiffResult
+	mustCall(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "path": "tech/secret.md"}, &dh)
+	mustCall(t, c, ctx, "diff", map[string]any{"from": "HEAD~1", "path": "tech/nopes.md"}, &dm)
+	if dh.Unified != "" || dh.Total != 0 || dh.From != dm.From || dh.To != dm.To || dm.Total != 0 {
+		t.Fatalf("diff of a hidden note %+v, of a missing one %+v", dh, dm)
+	}
+	// The commit that changed only the private note does not exist for the caller.
 	mustCall(t, c, ctx, "history", map[string]any{"limit": 1}, &h)
-	if !h.Commits[0].Redacted || len(h.Commits[0].Paths) != 0 || h.Commits[0].PathsTotal != 0 {
-		t.Fatalf("history shows a private change: %+v", h.Commits[0])
+	if len(h.Commits) != 1 || h.Commits[0].Commit == v.Head() || h.Truncated {
+		t.Fatalf("history shows a commit of private changes only: %+v", h)
 	}
 	leaks("history subject", h.Commits[0].Subject)
 
@@ -185,8 +192,8 @@ func TestMCP_CommitishCannotSearchHistory(t *testing.T) {
 		"expected_revision": string(v.Revision("tech/cms.md"))}, nil)
 	var h server.HistoryResult
 	mustCall(t, c, ctx, "history", map[string]any{"limit": 2}, &h)
-	if !h.Commits[1].Redacted || strings.Contains(h.Commits[1].Subject, "rotate") {
-		t.Fatalf("history does not redact the private commit: %+v", h.Commits[1])
+	if len(h.Commits) != 2 || h.Commits[1].Op != repo.OpImport || strings.Contains(h.Commits[1].Subject, "rotate") {
+		t.Fatalf("history lists the private commit: %+v", h.Commits)
 	}
 	var msgs []string
 	for _, guess := range []string{"7", "8"} {
@@ -207,7 +214,8 @@ func TestMCP_CommitishCannotSearchHistory(t *testing.T) {
 	// The documented forms still work.
 	var rn server.ReadNoteResult
 	mustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/cms.md", "at": "HEAD~1"}, &rn)
-	if strings.Contains(rn.Content, "more") || string(rn.Commit) != string(h.Commits[1].Commit) {
+	// HEAD~1 is the commit of the private note, which history does not list.
+	if strings.Contains(rn.Content, "more") || string(rn.Commit) == string(h.Commits[0].Commit) || rn.Commit == "" {
 		t.Fatalf("read_note at HEAD~1: %+v", rn)
 	}
 	var d server.DiffResult
@@ -431,5 +439,78 @@ func TestMCP_CaptureIntoHiddenInbox(t *testing.T) {
 	}
 	if after := s.vaultState(t); after != state {
 		t.Fatalf("a refused capture changed the vault: %s, then %s", state, after)
+	}
+}
+
+// TestMCP_HiddenLooksMissing: to a principal without the private scope, what a
+// private note answers looks exactly like nothing: links naming a private title,
+// alias or file name are broken like a link to nothing, stats count as in the
+// vault without private notes, a folder of private notes only is a missing
+// folder, a private note's history and diff are a free path's, and a commit of
+// private notes only is not listed.
+func TestMCP_HiddenLooksMissing(t *testing.T) {
+	files := maps.Clone(mcpFixture)
+	files["notes/public.md"] = "# Public\nSee [[Project Nightjar]], [[xylodiary]], [[bulk7]] and [[nothing-at-all]].\n"
+	files["hush/nightjar.md"] = "---\ntitle: Project Nightjar\naliases: [xylodiary]\nprivate: true\n---\n# Nightjar\n"
+	files["personal-notes/bulk7.md"] = "# Bulk\n"
+	v, e := newMCPEnv(t, files)
+	c, ctx := e.connect(&mcpAgent, true)
+	public := maps.Clone(files)
+	for _, p := range []string{"hush/nightjar.md", "personal-notes/bulk7.md", "personal-notes/diary.md", "tech/secret.md"} {
+		delete(public, p)
+	}
+	_, ep := newMCPEnv(t, public)
+	pc, pctx := ep.connect(&mcpAgent, true)
+
+	var l server.Links
+	mustCall(t, c, ctx, "links", map[string]any{"path": "notes/public.md"}, &l)
+	for _, o := range l.Outgoing {
+		if o.Status != "broken" || o.To != "" || len(o.Candidates) != 0 {
+			t.Errorf("a link to %q looks other than broken: %+v", o.Target, o)
+		}
+	}
+	var st, pst server.Stats
+	mustCall(t, c, ctx, "stats", nil, &st)
+	mustCall(t, pc, pctx, "stats", nil, &pst)
+	st.Commit, pst.Commit = "", ""
+	if !reflect.DeepEqual(st, pst) {
+		t.Errorf("stats with private notes %+v\nwithout %+v", st, pst)
+	}
+
+	te := wantError(t, c, ctx, "list_notes", map[string]any{"folder": "hush"}, server.CodeNotFound, server.ClassFixInput)
+	tm := wantError(t, c, ctx, "list_notes", map[string]any{"folder": "nope"}, server.CodeNotFound, server.ClassFixInput)
+	if strings.ReplaceAll(te.Message, "hush", "nope") != tm.Message {
+		t.Errorf("list_notes: a folder of private notes %q, a missing one %q", te.Message, tm.Message)
+	}
+	for _, pair := range [][2]string{{"hush/nightjar.md", "hush/free.md"}, {"personal-notes/bulk7.md", "personal-notes/free.md"}} {
+		var hh, hm server.HistoryResult
+		mustCall(t, c, ctx, "history", map[string]any{"path": pair[0]}, &hh)
+		mustCall(t, c, ctx, "history", map[string]any{"path": pair[1]}, &hm)
+		if len(hh.Commits) != 0 || len(hm.Commits) != 0 || hh.Truncated != hm.Truncated {
+			t.Errorf("history of %s %+v, of %s %+v", pair[0], hh, pair[1], hm)
+		}
+	}
+
+	// A commit of private notes only does not exist for the caller.
+	before := v.Head()
+	tc, tctx := e.connect(&mcpTrusted, true)
+	mustCall(t, tc, tctx, "edit_note", map[string]any{"path": "hush/nightjar.md", "op": "append", "content": "more",
+		"expected_revision": string(v.Revision("hush/nightjar.md"))}, nil)
+	var h server.HistoryResult
+	mustCall(t, c, ctx, "history", nil, &h)
+	if len(h.Commits) != 1 || h.Commits[0].Commit != before {
+		t.Errorf("history lists a commit of private notes only: %+v", h.Commits)
+	}
+	var m server.VaultMap
+	mustCall(t, c, ctx, "vault_map", nil, &m)
+	if len(m.Recent) != 1 || m.Recent[0].Commit != before {
+		t.Errorf("vault_map lists a commit of private notes only: %+v", m.Recent)
+	}
+	var dh, dm server.DiffResult
+	mustCall(t, c, ctx, "diff", map[string]any{"from": string(before), "path": "hush/nightjar.md"}, &dh)
+	mustCall(t, c, ctx, "diff", map[string]any{"from": string(before), "path": "hush/free.md"}, &dm)
+	dh.Path, dm.Path = "", ""
+	if !reflect.DeepEqual(dh, dm) || dh.Total != 0 {
+		t.Errorf("diff of a private note %+v, of a free path %+v", dh, dm)
 	}
 }

@@ -37,8 +37,9 @@ func TestMCP_VaultMap(t *testing.T) {
 	if len(m.Tags) != 2 || m.Tags[0] != (server.Count{Name: "hashing", Notes: 2}) {
 		t.Fatalf("tags: %+v", m.Tags)
 	}
-	if len(m.Recent) != 1 || m.Recent[0].Op != repo.OpImport || !m.Recent[0].Redacted || slices.Contains(m.Recent[0].Paths, "tech/secret.md") {
-		t.Fatalf("recent (import touches private notes, so redacted): %+v", m.Recent)
+	if len(m.Recent) != 1 || m.Recent[0].Op != repo.OpImport || slices.Contains(m.Recent[0].Paths, "tech/secret.md") ||
+		m.Recent[0].PathsTotal != 7 || m.Recent[0].Subject != "import "+strings.Join(notePathsOf(m.Recent[0].Paths), ", ") {
+		t.Fatalf("recent (the import also added private notes: only the others, under a subject made of them): %+v", m.Recent)
 	}
 	var short server.VaultMap
 	mustCall(t, c, ctx, "vault_map", map[string]any{"folders": 1, "tags": 1}, &short)
@@ -48,7 +49,7 @@ func TestMCP_VaultMap(t *testing.T) {
 	tc, tctx := e.connect(&mcpTrusted, false)
 	var all server.VaultMap
 	mustCall(t, tc, tctx, "vault_map", nil, &all)
-	if all.Notes != 8 || all.FoldersTotal != 4 || all.Tags[0] != (server.Count{Name: "hashing", Notes: 3}) || all.Recent[0].Redacted || all.Recent[0].PathsTotal != 9 {
+	if all.Notes != 8 || all.FoldersTotal != 4 || all.Tags[0] != (server.Count{Name: "hashing", Notes: 3}) || all.Recent[0].PathsTotal != 9 {
 		t.Fatalf("trusted map: %+v", all)
 	}
 }
@@ -203,8 +204,8 @@ func TestMCP_LinksAndContext(t *testing.T) {
 	var l server.Links
 	mustCall(t, c, ctx, "links", map[string]any{"path": "tech/cms.md"}, &l)
 	if l.OutgoingTotal != 2 || l.Outgoing[0].To != "tech/bloom.md" || l.Outgoing[0].Status != "resolved" ||
-		l.Outgoing[1].Status != "hidden" || l.Outgoing[1].To != "" {
-		t.Fatalf("outgoing (the link to a private note is hidden): %+v", l.Outgoing)
+		l.Outgoing[1].Status != "broken" || l.Outgoing[1].To != "" {
+		t.Fatalf("outgoing (a link to a private note is broken, as if it did not exist): %+v", l.Outgoing)
 	}
 	if l.BacklinksTotal != 1 || l.Backlinks[0].From != "tech/bloom.md" || l.SameTagsTotal != 1 || l.SameTags[0] != "tech/bloom.md" {
 		t.Fatalf("backlinks/same tags: %+v", l)
@@ -355,4 +356,12 @@ func TestMCP_ReadArgumentsChecked(t *testing.T) {
 	if len(nb.Edges) != 0 {
 		t.Fatalf("a type no edge has: %+v", nb)
 	}
+}
+
+func notePathsOf(ps []note.Path) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
 }

@@ -273,15 +273,12 @@ func (s *subscriptions) onCommit(commits []repo.Commit) {
 			if len(list) == 0 {
 				continue
 			}
-			private := cfg.IsPrivate(ch.Path, nil)
-			if !private {
-				rev := ch.Revision
-				if rev == "" {
-					rev = ch.OldRevision
-				}
-				b, err := v.ReadRevision(ctx, rev)
-				private = err != nil || contentPrivate(ch.Path, b)
+			rev := ch.Revision
+			if rev == "" {
+				rev = ch.OldRevision
 			}
+			b, err := v.ReadRevision(ctx, rev)
+			private := err != nil || notePrivate(cfg, ch.Path, b, nil, nil)
 			for _, sub := range list {
 				if private && !sub.p.Can(ScopePrivate) {
 					continue

@@ -331,7 +331,7 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 					(b.Target != r.From || !namesFile(l, r.From)) {
 					break // still right, by a title or an alias, or from the new folder
 				}
-				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound)
+				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, false)
 				if !ok {
 					if hidden(p) {
 						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
@@ -535,10 +535,10 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 		if err != nil {
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
-		rev, dangling, err = danglingLinks(ctx, lv, r.Path)
-		if err == nil && r.Hidden != nil && r.Hidden(r.Path) {
-			err = errNoNote(r.Path)
+		if r.Hidden != nil && r.Hidden(r.Path) {
+			return nil, fmt.Errorf("archive %s: %w", r.Path, errNoNote(r.Path))
 		}
+		rev, dangling, err = danglingLinks(ctx, lv, r.Path, r.Hidden)
 		if err != nil {
 			return nil, fmt.Errorf("archive %s: %w", r.Path, err)
 		}
@@ -550,14 +550,8 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 		return nil, fmt.Errorf("archive %s: %w", r.Path, &repo.ConflictError{Path: r.Path, Expected: r.ExpectedRevision, Current: rev, Reason: "the note changed since you read it; re-read and retry"})
 	}
 	msg := r.Message
-	seen := 0 // the dangling links the requester can see
-	for _, d := range dangling {
-		if r.Hidden == nil || !r.Hidden(d.From) {
-			seen++
-		}
-	}
-	if strings.TrimSpace(msg) == "" && seen > 0 {
-		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, seen))
+	if strings.TrimSpace(msg) == "" && len(dangling) > 0 {
+		msg = repo.Subject(fmt.Sprintf("archive %s (%s; leaves %d links dangling)", r.Path, r.Reason, len(dangling)))
 	}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpArchive, Reason: r.Reason, Message: msg, DryRun: r.DryRun,
 		Changes: []repo.Change{{Kind: repo.Archive, Path: r.Path, ExpectedRevision: rev}}})
@@ -572,8 +566,9 @@ func (v *Vault) ArchiveNote(ctx context.Context, r ArchiveRequest) (*ArchiveResu
 
 // danglingLinks returns the revision of the file at p and the links of other
 // notes to it, each resolved as it will be once p is gone, sorted by note and
-// line. The note's links to itself are not listed.
-func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revision, []LinkRef, error) {
+// line, as seen by a requester from whom hidden hides some notes: in the vault
+// without them. The note's links to itself are not listed.
+func danglingLinks(ctx context.Context, lv *linkView, p note.Path, hidden graph.Hidden) (repo.Revision, []LinkRef, error) {
 	rev, err := lv.revision(ctx, p)
 	if err != nil {
 		return "", nil, err
@@ -581,7 +576,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revisio
 	if rev == "" {
 		return "", nil, errNoNote(p)
 	}
-	in, err := lv.src.Inbound(p)
+	in, err := lv.src.InboundHiding(p, hidden)
 	if err != nil {
 		return "", nil, graphErr("inbound links", err)
 	}
@@ -608,7 +603,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path) (repo.Revisio
 				d.Line, d.Context = site.Line, lineAt(n.Raw, site.Start)
 			}
 		}
-		a := r1.Resolve(d.From, l)
+		a := r1.ResolveHiding(d.From, l, hidden)
 		d.Status, d.To, d.Candidates, d.HeadingMissing = a.Status, "", a.Candidates, false
 		if a.Status == graph.LinkResolved {
 			d.To = a.Target
@@ -672,8 +667,12 @@ func namesFile(l note.Link, p note.Path) bool {
 // whole path when l named its old target, was, by its whole path). ".md" and a
 // leading "/" are kept when l had them. When heading is true the link's heading
 // must be found in want too; a heading that was already missing stays as written
-// and need not be found (the link still names the note).
-func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading bool) (string, bool) {
+// and need not be found (the link still names the note). whole writes a name
+// link as want's whole path (link_notes for a requester from whom notes are
+// hidden: the shortest name would depend on them, as a hidden note sharing a
+// file name makes it longer, while the whole path resolves to want whatever
+// notes exist).
+func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, heading, whole bool) (string, bool) {
 	resolves := func(t string) bool {
 		c := l
 		c.Target = t
@@ -708,6 +707,9 @@ func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, he
 		for k := len(parts) - 2; k >= 1; k-- {
 			cands = append(cands, strings.Join(parts[k:], "/"))
 		}
+	}
+	if whole {
+		cands = nil
 	}
 	cands = append(cands, name)
 	for _, c := range cands {

@@ -33,8 +33,9 @@ const maxRelinks = 50
 
 // relinks returns the links in notes other than those changes writes that
 // resolved before the changes and resolve differently after them, sorted by note
-// and line, as seen by a caller who may not see the hidden notes (links in them, or
-// to them before, are left out; hidden targets after are not named). It reports;
+// and line, as seen by a caller who may not see the hidden notes: in the vault
+// without them (links in them are left out, and every link resolves as if they
+// did not exist, before and after). It reports;
 // it never fails a write: without the index (locked, being rebuilt) or on any
 // error it returns nil. Only notes created, or whose names (title, aliases,
 // headings) change, can relink: an unchanged name costs one parse of the old note.
@@ -122,27 +123,19 @@ func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph
 			return nil
 		}
 		for _, l := range sitesOf(n) {
-			b := before.Resolve(p, l)
-			if b.Status != graph.LinkResolved || hidden != nil && hidden(b.Target) {
+			// Both sides as the caller sees the vault: without its hidden notes.
+			b := before.ResolveHiding(p, l, hidden)
+			if b.Status != graph.LinkResolved {
 				continue
 			}
-			a := after.Resolve(p, l)
+			a := after.ResolveHiding(p, l, hidden)
 			if a.Status == graph.LinkResolved && a.Target == b.Target && (a.HeadingFound || !b.HeadingFound) {
 				continue
 			}
-			r := Relink{From: p, Line: l.Line, Link: linkText(n, l), Was: b.Target, Status: a.Status}
-			switch a.Status {
-			case graph.LinkResolved:
-				if hidden == nil || !hidden(a.Target) {
-					r.To = a.Target
-				}
+			r := Relink{From: p, Line: l.Line, Link: linkText(n, l), Was: b.Target, Status: a.Status, Candidates: a.Candidates}
+			if a.Status == graph.LinkResolved {
+				r.To = a.Target
 				r.HeadingMissing = l.Heading != "" && !a.HeadingFound
-			case graph.LinkAmbiguous:
-				for _, c := range a.Candidates {
-					if hidden == nil || !hidden(c) {
-						r.Candidates = append(r.Candidates, c)
-					}
-				}
 			}
 			out = append(out, r)
 		}

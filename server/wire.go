@@ -179,14 +179,11 @@ func (s *Settings) hiddenFrom(ctx context.Context, cfg config.Config, hp hooks.P
 		}
 	}
 	return func(p note.Path) bool {
-		if cfg.IsPrivate(p, nil) {
-			return true
-		}
-		if !isNote(p) {
-			return false
+		if cfg.IsPrivate(p, nil) || !isNote(p) {
+			return notePrivate(cfg, p, nil, nil, nil)
 		}
 		if b, ok := written[p]; ok {
-			return contentPrivate(p, b)
+			return notePrivate(cfg, p, b, nil, nil)
 		}
 		if v == nil {
 			return true
@@ -196,6 +193,6 @@ func (s *Settings) hiddenFrom(ctx context.Context, cfg config.Config, hp hooks.P
 			return false
 		}
 		b, err := v.ReadRevision(ctx, rev)
-		return err != nil || contentPrivate(p, b)
+		return err != nil || notePrivate(cfg, p, b, nil, nil)
 	}
 }
