@@ -106,6 +106,14 @@ func TestMCP_ExistingUnportableNotesStayUsable(t *testing.T) {
 	mustCall(t, c, cctx, "move_note", map[string]any{"from": "x?.md", "to": "question.md"}, nil)
 	mustCall(t, c, cctx, "archive_note", map[string]any{"path": "CON.md", "reason": "archived"}, nil)
 	mustCall(t, c, cctx, "move_note", map[string]any{"from": "case/foo.md", "to": "case-b/foo.md"}, nil)
+	var read struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	mustCall(t, c, cctx, "read_note", map[string]any{"path": " lead.md"}, &read)
+	if read.Path != " lead.md" || read.Content != "# Lead\nmore\n" {
+		t.Fatalf("read_note \" lead.md\": %+v", read)
+	}
 	if v.Revision("question.md") == "" || v.Revision("CON.md") != "" || v.Revision("case-b/foo.md") == "" {
 		t.Fatal("the moves and the archive did not land")
 	}

@@ -371,6 +371,9 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 		return nil, err
 	}
 	name, heading := splitName(in.Path)
+	if name != in.Path && repo.ValidPath(in.Path) == nil && c.visible(ctx, note.Path(in.Path)) && t.v.Revision(note.Path(in.Path)) != "" {
+		name, heading = in.Path, "" // a note's path as given (" lead.md"), not a name to trim
+	}
 	if name == "" {
 		return nil, errInput("path is required: a note's path or wikilink name")
 	}
