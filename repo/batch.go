@@ -149,7 +149,7 @@ func (v *Vault) tryGroup(group []*request, last bool) (again []*request) {
 
 // publish finishes a batch whose branch has moved: the snapshot, the working
 // tree and git's index (releasing index.lock), the ref's durability, then
-// OnCommit and the replies. The fsync of the ref's folder waits until git's index
+// OnCommit, the batch's events and the replies. The fsync of the ref's folder waits until git's index
 // lock is given back: it takes milliseconds, and a person's git command that
 // finds the lock taken fails. A crash before it can lose the branch's move (the
 // batch was not acknowledged) but not keep git's index's without it: both are
@@ -179,12 +179,15 @@ func (v *Vault) publish(ru *refUpdate, base, cur *snapshot, done []*staged, enc 
 	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
 	v.objs.packs.dropMerged()
 	synced := ru.sync()
-	commits := make([]Commit, len(done))
-	for i, st := range done {
-		commits[i] = st.commit
-	}
 	if v.opts.OnCommit != nil {
-		v.opts.OnCommit(commits) // on the branch, durable or not
+		v.opts.OnCommit(CommitID(cur.commit.String())) // on the branch, durable or not
+	}
+	if v.events.listening() {
+		evs := make([]Event, len(done))
+		for i, st := range done {
+			evs[i] = Event{Commit: st.commit, Source: SourceLocal, Changes: eventChanges(st.commit.Op, st.res.Changes)}
+		}
+		v.events.add(pending{base: base.commit, tip: cur.commit, events: evs})
 	}
 	for _, st := range done {
 		if synced != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -100,8 +99,8 @@ func (v *Vault) submit(ctx context.Context, r *request) (*Result, error) {
 
 // Refresh catches the vault up with commits another process made (a `norn`
 // command beside a server, the git CLI, a pull): the snapshot reads are served from
-// and git's index move to the branch's tip, and OnCommit hears about the new
-// commits. Writes do this by themselves; Refresh is for a process that mostly reads.
+// and git's index move to the branch's tip, and OnCommit and the event observers
+// hear about the new commits. Writes do this by themselves; Refresh is for a process that mostly reads.
 func (v *Vault) Refresh(ctx context.Context) error {
 	_, err := v.submit(ctx, &request{fn: func() error { return nil }})
 	return err
@@ -207,14 +206,11 @@ func (v *Vault) writeDirtyIndex() {
 	v.unmarkWorktree()
 }
 
-// maxForeign bounds how many commits made elsewhere OnCommit is told about at once
-// (the newest); the search index catches up by a tree diff and needs none of them.
-const maxForeign = 256
-
 // syncForeign brings the snapshot and git's index to a branch another process (a
-// `norn` command, the git CLI, a pull) moved, and tells OnCommit about the new
-// commits. The caller holds the writer lock, so a Norn process that moved it has
-// finished its working tree and index.
+// `norn` command, the git CLI, a pull) moved, tells OnCommit, and queues the move
+// for the event goroutine, which reads the new commits (all of them, merges'
+// sides included) from git. The caller holds the writer lock, so a Norn process
+// that moved it has finished its working tree and index.
 func (v *Vault) syncForeign() {
 	old := v.snap.Load().commit
 	tip, err := readRef(v.gitDir, v.branch)
@@ -234,36 +230,12 @@ func (v *Vault) syncForeign() {
 		return
 	}
 	v.reloadIndex()
-	if v.opts.OnCommit == nil {
-		return
+	if v.opts.OnCommit != nil {
+		v.opts.OnCommit(CommitID(tip.String()))
 	}
-	commits, err := v.commitsSince(old, tip, maxForeign)
-	if err != nil {
-		v.log.Error("read new commits", "err", err)
+	if v.events.listening() {
+		v.events.add(pending{base: old, tip: tip})
 	}
-	if len(commits) > 0 {
-		v.opts.OnCommit(commits)
-	}
-}
-
-// commitsSince returns the commits on tip's first-parent line after old, oldest
-// first, at most limit of them (the newest); all the way back when old is not on
-// that line (a rewound branch).
-func (v *Vault) commitsSince(old, tip hash, limit int) ([]Commit, error) {
-	var out []Commit
-	for id := tip; !id.isZero() && id != old && len(out) < limit; {
-		c, err := v.readCommit(id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, toCommit(id, c))
-		if len(c.parents) == 0 {
-			break
-		}
-		id = c.parents[0]
-	}
-	slices.Reverse(out)
-	return out, nil
 }
 
 // gatherWait bounds how long the committer holds a batch open for writers that

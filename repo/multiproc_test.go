@@ -74,11 +74,11 @@ func TestVault_MultiProcess(t *testing.T) {
 		t.Skip("multi-process test skipped in -short mode")
 	}
 	ctx := context.Background()
-	var seen []repo.Commit
+	var seen []repo.Event
 	var mu sync.Mutex
-	v := newVault(t, repo.Options{OnCommit: func(cs []repo.Commit) {
+	v := newVault(t, repo.Options{OnEvent: func(ev repo.Event) {
 		mu.Lock()
-		seen = append(seen, cs...)
+		seen = append(seen, ev)
 		mu.Unlock()
 	}})
 	dir := v.Dir()
@@ -135,17 +135,21 @@ func TestVault_MultiProcess(t *testing.T) {
 	if out := gitCmd(t, dir, "diff", "--cached", "--name-only"); out != "" {
 		t.Fatalf("git's index differs from HEAD:\n%s", out)
 	}
-	// OnCommit heard of every commit once, the other processes' ones included, in
-	// the branch's order.
+	// The observer heard of every commit once, the other processes' ones included,
+	// parents before children (Close delivers what is queued).
+	v.Close()
 	mu.Lock()
 	defer mu.Unlock()
 	order := strings.Fields(gitCmd(t, dir, "rev-list", "--reverse", "HEAD")) // the import too
 	if len(seen) != len(order) {
-		t.Fatalf("OnCommit told of %d commits, want %d", len(seen), len(order))
+		t.Fatalf("observer told of %d commits, want %d", len(seen), len(order))
 	}
 	for i, c := range seen {
 		if string(c.ID) != order[i] {
-			t.Fatalf("OnCommit commit %d is %s, want %s", i, c.ID, order[i])
+			t.Fatalf("event %d is %s, want %s", i, c.ID, order[i])
+		}
+		if c.Source != repo.SourceLocal || len(c.Changes) == 0 {
+			t.Fatalf("event %d: source %q, %d changes; want local with changes", i, c.Source, len(c.Changes))
 		}
 	}
 }
@@ -249,11 +253,13 @@ func TestVault_GCInOtherProcess(t *testing.T) {
 }
 
 // TestVault_Refresh: a commit another handle makes is invisible to this one until
-// Refresh (or its next write), which publishes it and tells OnCommit.
+// Refresh (or its next write), which publishes it and tells OnCommit (in step)
+// and the event observers.
 func TestVault_Refresh(t *testing.T) {
 	ctx := context.Background()
-	var seen []repo.Commit
-	v := newVault(t, repo.Options{OnCommit: func(cs []repo.Commit) { seen = append(seen, cs...) }})
+	var seen []repo.CommitID
+	v := newVault(t, repo.Options{OnCommit: func(head repo.CommitID) { seen = append(seen, head) }})
+	evs := collectEvents(v)
 	other, err := repo.Open(ctx, v.Dir(), repo.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -279,14 +285,17 @@ func TestVault_Refresh(t *testing.T) {
 	if v.Head() != ids[2] {
 		t.Fatalf("head %s after Refresh, want %s", v.Head(), ids[2])
 	}
-	if len(seen) != 3 || seen[0].ID != ids[0] || seen[2].ID != ids[2] {
-		t.Fatalf("OnCommit told %+v, want %v", seen, ids)
+	if len(seen) != 1 || seen[0] != ids[2] {
+		t.Fatalf("OnCommit told %v, want [%s]", seen, ids[2])
+	}
+	if got := evs.wait(t, 3); got[0].ID != ids[0] || got[1].ID != ids[1] || got[2].ID != ids[2] {
+		t.Fatalf("events %+v, want %v", got, ids)
 	}
 	if b, err := v.Read(ctx, "o1.md", ""); err != nil || string(b.Content) != "from the other handle\n" {
 		t.Fatalf("read o1.md: %v %+v", err, b)
 	}
 	// Nothing new: Refresh tells nothing.
-	if err := v.Refresh(ctx); err != nil || len(seen) != 3 {
+	if err := v.Refresh(ctx); err != nil || len(seen) != 1 {
 		t.Fatalf("second Refresh: %v, %d commits told", err, len(seen))
 	}
 	assertClean(t, v)

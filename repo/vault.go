@@ -51,9 +51,13 @@ type ProposedChange struct {
 	New         []byte
 }
 
-// CommitFunc is told about commits once they are durable and the working tree
-// matches them, before the writes are acknowledged. It must be quick.
-type CommitFunc func(commits []Commit)
+// CommitFunc is told that the branch moved to head (Norn's batch, or commits
+// another process made), once the commits are durable and the working tree
+// matches them, before the writes are acknowledged. It runs on the committer,
+// in step with the commits (the search index catches up here): it must be quick.
+// Observers of what each commit changed subscribe to events (Options.OnEvent,
+// Vault.Subscribe), which run off the committer.
+type CommitFunc func(head CommitID)
 
 // Options configure a vault handle. The zero value is usable.
 type Options struct {
@@ -79,8 +83,16 @@ type Options struct {
 	// MaxNoteBytes is the hard limit on one change's bytes (default 64 MiB); gates
 	// usually set a smaller one.
 	MaxNoteBytes int
-	// OnCommit observes new commits (see CommitFunc).
+	// OnCommit is told, in step with the committer, that the branch moved (see
+	// CommitFunc).
 	OnCommit CommitFunc
+	// OnEvent, when set, is the first observer of commit events, registered before
+	// any commit (see Vault.Subscribe).
+	OnEvent func(Event)
+	// MaxEventLag is how many moves of the branch may queue for slow observers
+	// (default 1024); past it the queue collapses into one range read from git
+	// again (see dispatcher).
+	MaxEventLag int
 }
 
 // Vault is an open vault. Its methods are safe for concurrent use: reads are served
@@ -107,7 +119,9 @@ type Vault struct {
 	// tree matches it (see Changes).
 	wtMu sync.RWMutex
 
-	reqs    chan *request
+	reqs chan *request
+	// events fans commit events out off the committer (see dispatcher).
+	events  *dispatcher
 	closing chan struct{}
 	done    chan struct{}
 	closeMu sync.Once
@@ -212,6 +226,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if opts.MaxNoteBytes <= 0 {
 		opts.MaxNoteBytes = 64 << 20
 	}
+	if opts.MaxEventLag <= 0 {
+		opts.MaxEventLag = 1024
+	}
 	wt, err := os.OpenRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
@@ -223,6 +240,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		reqs: make(chan *request, 1024), closing: make(chan struct{}), done: make(chan struct{}),
 		unlinks: make(chan string, 64), unlinked: make(chan struct{}),
 	}
+	v.events = newDispatcher(v, opts.MaxEventLag)
 	if err := os.MkdirAll(filepath.Join(gitDir, "norn"), 0o755); err != nil {
 		v.closeFiles()
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
@@ -244,6 +262,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: %w", abs, err)
 	}
 	go v.unlinker()
+	go v.events.run()
 	go v.run()
 	return v, nil
 }
@@ -289,11 +308,13 @@ func (v *Vault) loadHead() error {
 	return nil
 }
 
-// Close stops the committer after the queued writes finish and releases the vault.
+// Close stops the committer after the queued writes finish, then the event
+// goroutine once it has delivered every queued event, and releases the vault.
 func (v *Vault) Close() error {
 	v.closeMu.Do(func() {
 		close(v.closing)
 		<-v.done
+		v.events.stop()
 		close(v.unlinks)
 		<-v.unlinked
 		v.closeFiles()

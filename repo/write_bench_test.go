@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -47,55 +48,9 @@ func BenchmarkWrite(b *testing.B) {
 	body := strings.Repeat("the quick brown fox jumps over the lazy dog ", 23)
 	for _, n := range []int{1000, 10000} {
 		dir := seedVault(b, n)
-		v, err := repo.Open(context.Background(), dir, repo.Options{})
-		if err != nil {
-			b.Fatal(err)
+		for _, name := range []string{"norn", "norn-observer"} {
+			benchWriteNorn(b, dir, n, name, body)
 		}
-		b.Run(fmt.Sprintf("notes=%d/norn/seq", n), func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				p := note.Path(fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n))
-				_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
-					Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d\n", body, i), v.Revision(p))}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
-		})
-		b.Run(fmt.Sprintf("notes=%d/norn/writers=8", n), func(b *testing.B) {
-			b.ReportAllocs()
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			var ops atomic.Int64
-			b.ResetTimer()
-			for w := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						i := next.Add(1)
-						if i > int64(b.N) {
-							return
-						}
-						p := note.Path(fmt.Sprintf("f%03d/n%05d.md", w, (int(i)*8+w)%n))
-						_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
-							Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d\n", body, i), v.Revision(p))}})
-						if err == nil {
-							ops.Add(1)
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/write")
-			b.ReportMetric(float64(ops.Load())/b.Elapsed().Seconds(), "writes/s")
-		})
-		v.Close()
 		if _, err := exec.LookPath("git"); err != nil {
 			continue
 		}
@@ -118,4 +73,68 @@ func BenchmarkWrite(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 		})
 	}
+}
+
+// benchWriteNorn runs BenchmarkWrite's Norn cases on the vault at dir; with name
+// "norn-observer" an event observer sleeps 10 ms on every commit: it must not
+// slow the writers (events are delivered off the committer).
+func benchWriteNorn(b *testing.B, dir string, n int, name, body string) {
+	opts := repo.Options{}
+	if name == "norn-observer" {
+		opts.OnEvent = func(repo.Event) { time.Sleep(10 * time.Millisecond) }
+	}
+	v, err := repo.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	// round makes each repetition's bytes new (-count repeats a sub-benchmark on
+	// the same vault; a write of a note's current bytes commits nothing).
+	round := 0
+	b.Run(fmt.Sprintf("notes=%d/%s/seq", n, name), func(b *testing.B) {
+		b.ReportAllocs()
+		round++
+		i := 0
+		for b.Loop() {
+			p := note.Path(fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n))
+			_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
+				Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d %d\n", body, round, i), v.Revision(p))}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+	})
+	b.Run(fmt.Sprintf("notes=%d/%s/writers=8", n, name), func(b *testing.B) {
+		b.ReportAllocs()
+		round++
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		var ops atomic.Int64
+		b.ResetTimer()
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := next.Add(1)
+					if i > int64(b.N) {
+						return
+					}
+					p := note.Path(fmt.Sprintf("f%03d/n%05d.md", w, (int(i)*8+w)%n))
+					_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
+						Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d %d\n", body, round, i), v.Revision(p))}})
+					if err == nil {
+						ops.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/write")
+		b.ReportMetric(float64(ops.Load())/b.Elapsed().Seconds(), "writes/s")
+	})
 }

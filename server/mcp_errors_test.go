@@ -53,25 +53,25 @@ func TestMCP_ToolErrorFrom(t *testing.T) {
 	}
 }
 
-// TestMCP_VaultOnCommit: observers hear every commit once it is durable and indexed,
-// before the write returns, in registration order, until cancelled.
-func TestMCP_VaultOnCommit(t *testing.T) {
+// TestMCP_VaultSubscribe: observers hear every commit with its changes once it is
+// durable and the index caught up with it, in registration order, until cancelled.
+func TestMCP_VaultSubscribe(t *testing.T) {
 	v, _ := newMCPEnv(t, mcpFixture)
 	ctx := context.Background()
 	var mu sync.Mutex
 	var got []string
-	cancelA := v.OnCommit(func(cs []repo.Commit) {
-		for _, c := range cs {
-			commit, _ := v.Index.Status()
-			mu.Lock()
-			got = append(got, "a:"+string(c.ID)+":"+fmt.Sprint(commit == string(c.ID)))
-			mu.Unlock()
-		}
-	})
-	cancelB := v.OnCommit(func(cs []repo.Commit) {
+	seen := make(chan repo.CommitID, 16)
+	cancelA := v.Subscribe(func(ev repo.Event) {
+		commit, _ := v.Index.Status()
 		mu.Lock()
-		got = append(got, "b")
+		got = append(got, "a:"+string(ev.ID)+":"+fmt.Sprint(commit == string(ev.ID)))
 		mu.Unlock()
+	})
+	cancelB := v.Subscribe(func(ev repo.Event) {
+		mu.Lock()
+		got = append(got, "b:"+string(ev.Changes[0].Kind)+":"+string(ev.Changes[0].Path))
+		mu.Unlock()
+		seen <- ev.ID
 	})
 	write := func(p string) repo.CommitID {
 		res, err := v.Apply(ctx, repo.Tx{Author: repo.Author{Name: "w"}, Op: repo.OpWrite,
@@ -82,17 +82,26 @@ func TestMCP_VaultOnCommit(t *testing.T) {
 		return res.Commit
 	}
 	c1 := write("one.md")
+	if id := <-seen; id != c1 {
+		t.Fatalf("B saw %s first, want %s", id, c1)
+	}
 	cancelA()
 	cancelA()
 	c2 := write("two.md")
+	if id := <-seen; id != c2 {
+		t.Fatalf("B saw %s, want %s", id, c2)
+	}
 	cancelB()
-	write("three.md")
+	// C comes after B: once C heard of the third commit, B would have too.
+	last := make(chan repo.CommitID, 1)
+	defer v.Subscribe(func(ev repo.Event) { last <- ev.ID })()
+	if c3 := write("three.md"); <-last != c3 {
+		t.Fatal("C missed the third commit")
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := []string{"a:" + string(c1) + ":true", "b", "b"}
-	if fmt.Sprint(got) != fmt.Sprint(want) || c2 == "" {
+	want := []string{"a:" + string(c1) + ":true", "b:added:one.md", "b:added:two.md"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("observed %v, want %v", got, want)
 	}
-	var plain server.Vault
-	plain.OnCommit(func([]repo.Commit) {})() // a Vault not from Open: a no-op
 }

@@ -123,9 +123,9 @@ func (t *mcpTools) listResources(ctx context.Context, _ any, req *mcp.ListResour
 
 // subscriptions tracks which sessions subscribed to which notes
 // (resources/subscribe, or subscriptions/listen under protocol 2026-07-28) and, on
-// each commit, sends notifications/resources/updated {uri} to those whose note the
-// commit changed and which may see it. It observes commits only while it has
-// subscribers.
+// each commit event, sends notifications/resources/updated {uri} to those whose note the
+// commit changed and which may see it. It observes commit events only while it
+// has subscribers.
 type subscriptions struct {
 	t      *mcpTools
 	mu     sync.Mutex
@@ -216,7 +216,7 @@ func (s *subscriptions) add(ctx context.Context, uri string, listen any) {
 	}
 	m[k] = &subscriber{session: sess, listen: listen, uri: uri, p: p}
 	if s.cancel == nil {
-		s.cancel = s.t.v.OnCommit(s.onCommit)
+		s.cancel = s.t.v.Subscribe(s.onEvent)
 	}
 }
 
@@ -240,15 +240,18 @@ func (s *subscriptions) remove(match func(subKey) bool) {
 	}
 }
 
-// onCommit runs on the committer: it diffs each commit against its first parent
-// (a tree diff of the changed folders only) and sends, without blocking, one
-// notification per changed subscribed note to each subscriber that may see it.
-func (s *subscriptions) onCommit(commits []repo.Commit) {
+// onEvent runs on the vault's event goroutine: for each path the commit changed
+// (a move's old path too) that someone subscribed to, it reads the note's bytes
+// to decide privacy and sends, without blocking, one notification to each
+// subscriber that may see it.
+func (s *subscriptions) onEvent(ev repo.Event) {
 	s.mu.Lock()
-	subs := make(map[note.Path][]*subscriber, len(s.byPath))
-	for p, m := range s.byPath {
-		for _, sub := range m {
-			subs[p] = append(subs[p], sub)
+	subs := map[note.Path][]*subscriber{}
+	for _, ch := range ev.Changes {
+		for _, p := range []note.Path{ch.Path, ch.From} {
+			for _, sub := range s.byPath[p] {
+				subs[p] = append(subs[p], sub)
+			}
 		}
 	}
 	s.mu.Unlock()
@@ -258,27 +261,20 @@ func (s *subscriptions) onCommit(commits []repo.Commit) {
 	ctx := context.Background()
 	v := s.t.v
 	cfg, _, _ := v.Settings.Current(ctx)
-	for _, cm := range commits {
-		parent := ""
-		if len(cm.Parents) > 0 {
-			parent = string(cm.Parents[0])
-		}
-		changes, err := v.Diff(ctx, parent, string(cm.ID))
-		if err != nil {
-			s.t.log.Warn("resource notifications", "commit", cm.ID, "err", err)
-			continue
-		}
-		for _, ch := range changes {
-			list := subs[ch.Path]
+	for _, ch := range ev.Changes {
+		for _, p := range []note.Path{ch.Path, ch.From} {
+			list := subs[p]
 			if len(list) == 0 {
 				continue
 			}
+			// The bytes the subscriber's path had: the new ones, or for an
+			// archive or a move's old path, the ones it left.
 			rev := ch.Revision
-			if rev == "" {
+			if rev == "" || p == ch.From {
 				rev = ch.OldRevision
 			}
 			b, err := v.ReadRevision(ctx, rev)
-			private := err != nil || notePrivate(cfg, ch.Path, b, nil, nil)
+			private := err != nil || notePrivate(cfg, p, b, nil, nil)
 			for _, sub := range list {
 				if private && !sub.p.Can(ScopePrivate) {
 					continue

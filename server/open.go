@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"log/slog"
-	"sort"
 	"sync"
 
 	"github.com/norn-vault/norn/repo"
@@ -16,8 +15,6 @@ type Vault struct {
 	*repo.Vault
 	Settings *Settings
 	Index    *Indexer
-
-	observers *commitObservers
 	// writeMu: writes through this Vault (Apply) hold it shared; a move holds it
 	// alone from its last check of the plan to its commit, so that no write of
 	// this process lands in between (MoveNote).
@@ -32,20 +29,19 @@ func (v *Vault) Apply(ctx context.Context, tx repo.Tx) (*repo.Result, error) {
 }
 
 // Open opens the vault at dir with its gates and index. Options' Gate, PathGate and
-// OnCommit are set here.
+// OnCommit are set here: the index catches up in step with every commit, before
+// the writes are acknowledged, so commit events (Subscribe) come after it.
 func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	s := NewSettings()
 	var x *Indexer
-	obs := &commitObservers{fns: map[int]func([]repo.Commit){}}
 	opts.Gate, opts.PathGate = s.Gate, s.PathGate
-	opts.OnCommit = func(commits []repo.Commit) {
+	opts.OnCommit = func(repo.CommitID) {
 		if x != nil {
 			x.catchUpNow()
 		}
-		obs.notify(commits)
 	}
 	v, err := repo.Open(ctx, dir, opts)
 	if err != nil {
@@ -58,61 +54,7 @@ func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	if err := x.CatchUp(ctx); err != nil {
 		opts.Logger.Warn("catch up index", "err", err)
 	}
-	return &Vault{Vault: v, Settings: s, Index: x, observers: obs}, nil
-}
-
-// OnCommit registers fn to be told about every new commit once it is durable, the
-// working tree matches it and the index has caught up, before the writes are
-// acknowledged. fn runs on the committer goroutine: it must be quick, must not block
-// and must not write to the vault (that would deadlock). cancel removes fn; calling it
-// again does nothing. Only a vault from Open reports commits: on a Vault built any
-// other way fn is never called.
-func (v *Vault) OnCommit(fn func([]repo.Commit)) (cancel func()) {
-	if v.observers == nil || fn == nil {
-		return func() {}
-	}
-	return v.observers.add(fn)
-}
-
-// commitObservers fans the committer's OnCommit out to the functions registered
-// with Vault.OnCommit, in the order they were registered.
-type commitObservers struct {
-	mu   sync.Mutex
-	next int
-	fns  map[int]func([]repo.Commit)
-}
-
-func (o *commitObservers) add(fn func([]repo.Commit)) func() {
-	o.mu.Lock()
-	id := o.next
-	o.next++
-	o.fns[id] = fn
-	o.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			o.mu.Lock()
-			delete(o.fns, id)
-			o.mu.Unlock()
-		})
-	}
-}
-
-func (o *commitObservers) notify(commits []repo.Commit) {
-	o.mu.Lock()
-	ids := make([]int, 0, len(o.fns))
-	for id := range o.fns {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	fns := make([]func([]repo.Commit), len(ids))
-	for i, id := range ids {
-		fns[i] = o.fns[id]
-	}
-	o.mu.Unlock()
-	for _, fn := range fns {
-		fn(commits)
-	}
+	return &Vault{Vault: v, Settings: s, Index: x}, nil
 }
 
 // Close closes the vault, then its index.

@@ -31,7 +31,7 @@ func vaultDir(e *env, g *globals) string {
 func openVault(ctx context.Context, e *env, g *globals) (*repo.Vault, *server.Settings, error) {
 	settings := server.NewSettings()
 	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate,
-		OnCommit: func([]repo.Commit) { g.landed.Store(true) }})
+		OnCommit: func(repo.CommitID) { g.landed.Store(true) }})
 	if err != nil {
 		return nil, nil, err
 	}
