@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/norn-vault/norn/repo"
 )
@@ -36,10 +37,10 @@ func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 		opts.Logger = slog.Default()
 	}
 	s := NewSettings()
-	var x *Indexer
+	var ix atomic.Pointer[Indexer] // set once the index is open; the committer may call before
 	opts.Gate, opts.PathGate = s.Gate, s.PathGate
 	opts.OnCommit = func(repo.CommitID) {
-		if x != nil {
+		if x := ix.Load(); x != nil {
 			x.catchUpNow()
 		}
 	}
@@ -49,7 +50,8 @@ func Open(ctx context.Context, dir string, opts repo.Options) (*Vault, error) {
 	}
 	s.Bind(v)
 	cfg, _, _ := s.Current(ctx)
-	x = OpenIndexer(ctx, v, SearchOptionsFrom(cfg, opts.Logger), opts.Logger)
+	x := OpenIndexer(ctx, v, SearchOptionsFrom(cfg, opts.Logger), opts.Logger)
+	ix.Store(x)
 	s.resolveEdges(x.edgeTargets)
 	if err := x.CatchUp(ctx); err != nil {
 		opts.Logger.Warn("catch up index", "err", err)
