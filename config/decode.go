@@ -69,6 +69,12 @@ func join(parent, key string) string {
 // entry's dotted key. Keys not in known, duplicate keys and non-string keys are errors
 // and are not passed on.
 func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, full string, v *yaml.Node)) {
+	d.mappingAlso(n, key, known, nil, set)
+}
+
+// mappingAlso is mapping that also passes on the keys in also, without listing them
+// as allowed (the per-machine keys a committed file may name only to be ignored).
+func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, set func(k, full string, v *yaml.Node)) {
 	if !d.usable(n, key) {
 		return
 	}
@@ -93,7 +99,7 @@ func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, 
 			continue
 		}
 		seen[kn.Value] = kn.Line
-		if known != nil && !contains(known, kn.Value) {
+		if known != nil && !contains(known, kn.Value) && !contains(also, kn.Value) {
 			d.errorf(kn, full, "unknown key; allowed here: %s", strings.Join(known, ", "))
 			continue
 		}
@@ -241,4 +247,45 @@ func word(s string) (string, string) {
 		return "", fmt.Sprintf("%q contains whitespace; give one word per item", s)
 	}
 	return s, ""
+}
+
+// boolean decodes true or false.
+func (d *decoder) boolean(n *yaml.Node, key string, dst *bool) {
+	if !d.usable(n, key) {
+		return
+	}
+	var v bool
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
+		d.errorf(n, key, "want true or false, got %s", describe(n))
+		return
+	}
+	*dst = v
+}
+
+// secret decodes a string that must never be shown: an error about it names the key
+// and line, never the value.
+func (d *decoder) secret(n *yaml.Node, key string, dst *Secret) {
+	if !d.usable(n, key) {
+		return
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || !utf8.ValidString(n.Value) {
+		d.errorf(n, key, "want a string (the value is not shown)")
+		return
+	}
+	*dst = Secret(n.Value)
+}
+
+// inert reports whether n says nothing: null, an empty string, an empty mapping or
+// list.
+func inert(n *yaml.Node) bool {
+	if n == nil {
+		return true
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.ShortTag() == "!!null" || (n.ShortTag() == "!!str" && n.Value == "")
+	case yaml.MappingNode, yaml.SequenceNode:
+		return len(n.Content) == 0
+	}
+	return false
 }
