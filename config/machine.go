@@ -239,6 +239,9 @@ func CheckEndpoint(s string) string {
 		return ""
 	}
 	u, err := url.Parse(s)
+	if err == nil && u.User != nil {
+		return "credentials do not go in the URL (it is shown in logs); set api_key or api_key_env"
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Sprintf("want an http:// or https:// URL such as \"http://127.0.0.1:8080/v1\", or \"\" to turn reranking off; got %q", s)
 	}

@@ -102,6 +102,7 @@ func TestParseMachine_Errors(t *testing.T) {
 		{"token and env", "remotes:\n  origin: {token: sk-secret-tok, token_env: T}\n", "remotes.origin.token", 2, "not both"},
 		{"endpoint scheme", "rerank:\n  endpoint: ftp://x\n", "rerank.endpoint", 2, "http:// or https://"},
 		{"endpoint no host", "rerank:\n  endpoint: \"http://\"\n", "rerank.endpoint", 2, "http:// or https://"},
+		{"endpoint credentials", "rerank:\n  endpoint: https://ann:sk-secret-pw@x.example.com\n", "rerank.endpoint", 2, "not go in the URL"},
 		{"env name", "rerank:\n  api_key_env: 1KEY\n", "rerank.api_key_env", 2, "environment variable"},
 		{"relative key file", "remotes:\n  origin:\n    ssh_key: .ssh/id\n", "remotes.origin.ssh_key", 3, "absolute path"},
 		{"timeout", "rerank:\n  timeout: 2\n", "rerank.timeout", 2, "duration"},
