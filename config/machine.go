@@ -327,7 +327,8 @@ func (d *decoder) envName(n *yaml.Node, key string, dst *string) {
 		}
 	}
 	if !ok {
-		d.errorf(n, key, "want the name of an environment variable such as NORN_RERANK_API_KEY; got %q", s)
+		// Not quoted: a secret pasted here by mistake must not be shown.
+		d.errorf(n, key, "want the name of an environment variable such as NORN_RERANK_API_KEY (the value given is not shown: it may be the secret itself)")
 		return
 	}
 	*dst = s

@@ -104,6 +104,7 @@ func TestParseMachine_Errors(t *testing.T) {
 		{"endpoint no host", "rerank:\n  endpoint: \"http://\"\n", "rerank.endpoint", 2, "http:// or https://"},
 		{"endpoint credentials", "rerank:\n  endpoint: https://ann:sk-secret-pw@x.example.com\n", "rerank.endpoint", 2, "not go in the URL"},
 		{"env name", "rerank:\n  api_key_env: 1KEY\n", "rerank.api_key_env", 2, "environment variable"},
+		{"secret as env name", "remotes:\n  origin: {token_env: sk-secret-pasted}\n", "remotes.origin.token_env", 2, "not shown"},
 		{"relative key file", "remotes:\n  origin:\n    ssh_key: .ssh/id\n", "remotes.origin.ssh_key", 3, "absolute path"},
 		{"timeout", "rerank:\n  timeout: 2\n", "rerank.timeout", 2, "duration"},
 		{"timeout range", "rerank:\n  timeout: 1h\n", "rerank.timeout", 2, "duration from"},
