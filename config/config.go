@@ -54,11 +54,11 @@ func (w Warning) String() string { return (&Error{Line: w.Line, Key: w.Key, Msg:
 
 // ignore records the per-machine setting v at key (unless it says nothing: null,
 // "", {} or []).
-func (c *Config) ignore(v *yaml.Node, key string) {
+func (c *Config) ignore(key string, line int, v *yaml.Node) {
 	if inert(v) {
 		return
 	}
-	c.Ignored = append(c.Ignored, Warning{Line: v.Line, Key: key,
+	c.Ignored = append(c.Ignored, Warning{Line: line, Key: key,
 		Msg: "a per-machine setting, ignored in the committed .norn/config.yaml (it must not point this machine at a server nor hold a secret); set it in .git/norn/machine.yaml or the environment (docs/config.md)"})
 }
 
@@ -141,7 +141,7 @@ func Parse(b []byte) (Config, error) {
 }
 
 func (c *Config) decode(d *decoder, n *yaml.Node) {
-	d.mappingAlso(n, "", topKeys(), machineOnlyKeys(), func(k, full string, v *yaml.Node) {
+	d.mappingAlso(n, "", topKeys(), machineOnlyKeys(), c.ignore, func(k, full string, v *yaml.Node) {
 		switch k {
 		case "gates":
 			c.Gates.decode(d, v, full)
@@ -165,8 +165,6 @@ func (c *Config) decode(d *decoder, n *yaml.Node) {
 			c.Rerank.decode(d, v, full, c)
 		case "gc":
 			c.GC.decode(d, v, full)
-		default:
-			c.ignore(v, full)
 		}
 	})
 }

@@ -69,12 +69,14 @@ func join(parent, key string) string {
 // entry's dotted key. Keys not in known, duplicate keys and non-string keys are errors
 // and are not passed on.
 func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, full string, v *yaml.Node)) {
-	d.mappingAlso(n, key, known, nil, set)
+	d.mappingAlso(n, key, known, nil, nil, set)
 }
 
-// mappingAlso is mapping that also passes on the keys in also, without listing them
-// as allowed (the per-machine keys a committed file may name only to be ignored).
-func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, set func(k, full string, v *yaml.Node)) {
+// mappingAlso is mapping that hands the keys in also to other, with the key's line,
+// without listing them as allowed (the per-machine keys a committed file may name
+// only to be ignored).
+func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, other func(full string, line int, v *yaml.Node),
+	set func(k, full string, v *yaml.Node)) {
 	if !d.usable(n, key) {
 		return
 	}
@@ -99,7 +101,11 @@ func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, se
 			continue
 		}
 		seen[kn.Value] = kn.Line
-		if known != nil && !contains(known, kn.Value) && !contains(also, kn.Value) {
+		if contains(also, kn.Value) {
+			other(full, kn.Line, vn)
+			continue
+		}
+		if known != nil && !contains(known, kn.Value) {
 			d.errorf(kn, full, "unknown key; allowed here: %s", strings.Join(known, ", "))
 			continue
 		}

@@ -158,7 +158,7 @@ func TestParse_IgnoresMachineKeys(t *testing.T) {
 			t.Errorf("warning does not say why: %s", w)
 		}
 	}
-	want := []string{"3:rerank.endpoint", "4:rerank.api_key", "6:serve", "8:remotes"}
+	want := []string{"3:rerank.endpoint", "4:rerank.api_key", "5:serve", "7:remotes"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("Ignored = %v, want %v", keys, want)
 	}

@@ -16,12 +16,9 @@ type Rerank struct {
 func defaultRerank() Rerank { return Rerank{Threshold: 0.9} }
 
 func (r *Rerank) decode(d *decoder, n *yaml.Node, key string, c *Config) {
-	d.mappingAlso(n, key, []string{"threshold"}, machineRerankKeys(), func(k, full string, v *yaml.Node) {
-		switch k {
-		case "threshold":
+	d.mappingAlso(n, key, []string{"threshold"}, machineRerankKeys(), c.ignore, func(k, full string, v *yaml.Node) {
+		if k == "threshold" {
 			d.number(v, full, 0, 1, &r.Threshold)
-		default:
-			c.ignore(v, full)
 		}
 	})
 }
