@@ -59,6 +59,11 @@ func (s *Settings) resolveEdges(fn func([]hooks.Change, graph.Hidden) hooks.Edge
 func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.current(ctx)
+}
+
+// current is Current with s.mu held.
+func (s *Settings) current(ctx context.Context) (config.Config, *hooks.Gates, error) {
 	if s.vault == nil {
 		return s.cfg, s.gates, nil
 	}
@@ -86,9 +91,9 @@ func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, er
 // names (ignored: config.Config.Ignored) and the file's revision, which changes
 // with every version of the file ("" without one).
 func (s *Settings) Ignored(ctx context.Context) (repo.Revision, []config.Warning) {
-	cfg, _, _ := s.Current(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	cfg, _, _ := s.current(ctx)
 	return s.rev, cfg.Ignored
 }
 
