@@ -17,6 +17,8 @@ import (
 // wrong.
 type decoder struct {
 	errs []error
+	// quiet: errors never quote a value (machine.yaml, whose values may be secrets).
+	quiet bool
 }
 
 func (d *decoder) errorf(n *yaml.Node, key, format string, a ...any) {
@@ -41,7 +43,16 @@ func (d *decoder) usable(n *yaml.Node, key string) bool {
 	return !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
 
-// describe names what a node is, for "want X, got Y" messages.
+// describe names what a node is, for "want X, got Y" messages; a quiet decoder
+// does not quote it.
+func (d *decoder) describe(n *yaml.Node) string {
+	if d.quiet {
+		return kindOf(n)
+	}
+	return describe(n)
+}
+
+// describe names what a node is, quoting a scalar.
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -81,7 +92,11 @@ func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, ot
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, key, "want a mapping of %s, got %s", strings.Join(known, ", "), describe(n))
+		of := "names to settings"
+		if known != nil {
+			of = strings.Join(known, ", ")
+		}
+		d.errorf(n, key, "want a mapping of %s, got %s", of, d.describe(n))
 		return
 	}
 	seen := map[string]int{}
@@ -92,7 +107,7 @@ func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, ot
 			continue
 		}
 		if kn.Kind != yaml.ScalarNode || kn.ShortTag() != "!!str" {
-			d.errorf(kn, key, "keys must be plain words; got %s", describe(kn))
+			d.errorf(kn, key, "keys must be plain words; got %s", d.describe(kn))
 			continue
 		}
 		full := join(key, kn.Value)
@@ -128,7 +143,7 @@ func (d *decoder) str(n *yaml.Node, key string, dst *string) bool {
 		return false
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.errorf(n, key, "want a string, got %s", describe(n))
+		d.errorf(n, key, "want a string, got %s", d.describe(n))
 		return false
 	}
 	if !utf8.ValidString(n.Value) {
@@ -146,7 +161,7 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64, dst *int) {
 	}
 	var v int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		d.errorf(n, key, "want a whole number from %d to %d, got %s", lo, hi, describe(n))
+		d.errorf(n, key, "want a whole number from %d to %d, got %s", lo, hi, d.describe(n))
 		return
 	}
 	if v < lo || v > hi {
@@ -165,7 +180,7 @@ func (d *decoder) number(n *yaml.Node, key string, lo, hi float64, dst *float64)
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || n.Decode(&v) != nil ||
 		math.IsNaN(v) || math.IsInf(v, 0) {
-		d.errorf(n, key, "want a number from %s to %s, got %s", fmtNum(lo), fmtNum(hi), describe(n))
+		d.errorf(n, key, "want a number from %s to %s, got %s", fmtNum(lo), fmtNum(hi), d.describe(n))
 		return
 	}
 	if v < lo || v > hi {
@@ -184,7 +199,7 @@ func (d *decoder) strs(n *yaml.Node, key string, dst *[]string, check func(strin
 		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, key, "want a list, e.g. [a, b], got %s", describe(n))
+		d.errorf(n, key, "want a list, e.g. [a, b], got %s", d.describe(n))
 		return
 	}
 	out := make([]string, 0, len(n.Content))
@@ -262,7 +277,7 @@ func (d *decoder) boolean(n *yaml.Node, key string, dst *bool) {
 	}
 	var v bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
-		d.errorf(n, key, "want true or false, got %s", describe(n))
+		d.errorf(n, key, "want true or false, got %s", d.describe(n))
 		return
 	}
 	*dst = v

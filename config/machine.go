@@ -156,7 +156,7 @@ func ParseMachine(b []byte) (Machine, error) {
 		}
 		root = root.Content[0]
 	}
-	d := &decoder{}
+	d := &decoder{quiet: true}
 	if d.usable(root, "") && root.Kind != yaml.MappingNode {
 		d.errorf(root, "", "the file must be a mapping of %s; got %s", strings.Join(machineTopKeys(), ", "), kindOf(root))
 	} else {
@@ -181,7 +181,8 @@ func redactSyntax(err error) error {
 	return err
 }
 
-// kindOf names what a node is without quoting it.
+// kindOf names what a node is without quoting it (errors about machine.yaml, whose
+// values may be secrets).
 func kindOf(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -354,7 +355,7 @@ func (d *decoder) duration(n *yaml.Node, key string, lo, hi time.Duration, dst *
 		return
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.errorf(n, key, "want a duration such as 2s or 500ms, got %s", describe(n))
+		d.errorf(n, key, "want a duration such as 2s or 500ms, got %s", d.describe(n))
 		return
 	}
 	s = n.Value

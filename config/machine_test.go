@@ -112,6 +112,8 @@ func TestParseMachine_Errors(t *testing.T) {
 		{"serve address", "serve:\n  http: 7777\n", "serve.http", 2, "want a string"},
 		{"serve bool", "serve:\n  allow_unauthenticated_loopback: yes please\n", "serve.allow_unauthenticated_loopback", 2, "true or false"},
 		{"max concurrent", "serve: {max_concurrent: 0}\n", "serve.max_concurrent", 1, "from 1 to 10000"},
+		{"remotes not a mapping", "remotes: [origin]\n", "remotes", 1, "want a mapping of names to settings"},
+		{"secret where a mapping goes", "remotes:\n  origin: sk-secret-as-remote\n", "remotes.origin", 2, "got a single value"},
 		{"remote name", "remotes:\n  \"my remote\": {}\n", "remotes.my remote", 2, "one word"},
 	}
 	for _, tt := range tests {
