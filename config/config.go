@@ -33,6 +33,33 @@ type Config struct {
 	Rerank Rerank `yaml:"rerank"`
 	// GC configures git housekeeping.
 	GC GC `yaml:"gc"`
+
+	// Ignored lists the per-machine settings the file names (rerank.endpoint,
+	// remotes, serve, …; see Machine): Parse ignores them, since a committed file
+	// must never point this machine at a server nor hold a secret. A write of such
+	// a file through Norn is refused; one that arrives by a hand edit or a pull is
+	// in force without them, and doctor and the server's log show the warnings.
+	Ignored []Warning `yaml:"-"`
+}
+
+// Warning is a setting Parse ignored: which key, on which line, and why. It never
+// holds the setting's value (it may be a secret).
+type Warning struct {
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (w Warning) String() string { return (&Error{Line: w.Line, Key: w.Key, Msg: w.Msg}).Error() }
+
+// ignore records the per-machine setting v at key (unless it says nothing: null,
+// "", {} or []).
+func (c *Config) ignore(key string, line int, v *yaml.Node) {
+	if inert(v) {
+		return
+	}
+	c.Ignored = append(c.Ignored, Warning{Line: line, Key: key,
+		Msg: "a per-machine setting, ignored in the committed .norn/config.yaml (it must not point this machine at a server nor hold a secret); set it in .git/norn/machine.yaml or the environment (docs/config.md)"})
 }
 
 // Default returns the settings of a vault without a config file. Each call returns
@@ -52,6 +79,18 @@ func Default() Config {
 // topKeys returns the top-level keys of config.yaml, in documentation order.
 func topKeys() []string {
 	return []string{"gates", "privacy", "inbox", "edges", "search", "rerank", "gc"}
+}
+
+// machineOnlyKeys are the sections of machine.yaml with no shared part: a committed
+// file naming them is ignored with a Warning.
+func machineOnlyKeys() []string {
+	var out []string
+	for _, k := range machineTopKeys() {
+		if !contains(topKeys(), k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Parse reads the bytes of a .norn/config.yaml. Keys the file leaves out, or gives an
@@ -102,7 +141,7 @@ func Parse(b []byte) (Config, error) {
 }
 
 func (c *Config) decode(d *decoder, n *yaml.Node) {
-	d.mapping(n, "", topKeys(), func(k, full string, v *yaml.Node) {
+	d.mappingAlso(n, "", topKeys(), machineOnlyKeys(), c.ignore, func(k, full string, v *yaml.Node) {
 		switch k {
 		case "gates":
 			c.Gates.decode(d, v, full)
@@ -123,7 +162,7 @@ func (c *Config) decode(d *decoder, n *yaml.Node) {
 		case "search":
 			c.Search.decode(d, v, full)
 		case "rerank":
-			c.Rerank.decode(d, v, full)
+			c.Rerank.decode(d, v, full, c)
 		case "gc":
 			c.GC.decode(d, v, full)
 		}

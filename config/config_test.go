@@ -183,11 +183,11 @@ search:
 		{"search no stop words", "search:\n  stop_words: []\n", func(c *config.Config) {
 			c.Search.StopWords = []string{}
 		}},
-		{"rerank", "rerank:\n  threshold: 1\n  endpoint: https://api.example.com/v1\n  model: bge-reranker\n", func(c *config.Config) {
-			c.Rerank = config.Rerank{Threshold: 1, Endpoint: "https://api.example.com/v1", Model: "bge-reranker"}
+		{"rerank", "rerank:\n  threshold: 1\n", func(c *config.Config) {
+			c.Rerank = config.Rerank{Threshold: 1}
 		}},
-		{"rerank zero threshold", "rerank: {threshold: 0, endpoint: \"http://127.0.0.1:8080\"}\n", func(c *config.Config) {
-			c.Rerank = config.Rerank{Threshold: 0, Endpoint: "http://127.0.0.1:8080"}
+		{"rerank zero threshold, empty per-machine keys say nothing", "rerank: {threshold: 0, endpoint: \"\", model: ~}\nserve: {}\n", func(c *config.Config) {
+			c.Rerank = config.Rerank{Threshold: 0}
 		}},
 		{"gc", "gc:\n  loose_objects: 0\n", func(c *config.Config) { c.GC.LooseObjects = 0 }},
 		{"gc packs", "gc:\n  packs: 3\n", func(c *config.Config) { c.GC.Packs = 3 }},
@@ -222,7 +222,7 @@ func TestParse_UnknownKey(t *testing.T) {
 		{"gates:\n  profile: strict\n  profle: default\n", "gates.profle", 3, "profile, max_note_bytes, protected_blocks"},
 		{"search:\n  weights:\n    titel: 3\n", "search.weights.titel", 3, "title, aliases, tags"},
 		{"gates:\n  protected_blocks:\n    - name: x\n      start: a\n      end: b\n      color: red\n", "gates.protected_blocks[0].color", 6, "name, start, end"},
-		{"rerank:\n  url: http://x\n", "rerank.url", 2, "threshold, endpoint, model"},
+		{"rerank:\n  url: http://x\n", "rerank.url", 2, "allowed here: threshold"},
 		{"gc:\n  auto: true\n", "gc.auto", 2, "loose_objects"},
 	}
 	for _, tt := range tests {
@@ -302,9 +302,6 @@ func TestParse_BadValues(t *testing.T) {
 		{"feedback unknown", "search:\n  feedback: {depth: 2}\n", "search.feedback.depth", 2, "unknown key"},
 		{"feedback not a mapping", "search:\n  feedback: on\n", "search.feedback", 2, "want a mapping"},
 		{"threshold high", "rerank:\n  threshold: 1.5\n", "rerank.threshold", 2, "from 0 to 1"},
-		{"endpoint scheme", "rerank:\n  endpoint: ftp://x\n", "rerank.endpoint", 2, "http:// or https://"},
-		{"endpoint no host", "rerank:\n  endpoint: \"http://\"\n", "rerank.endpoint", 2, "http:// or https://"},
-		{"model not string", "rerank:\n  model: {a: 1}\n", "rerank.model", 2, "want a string"},
 		{"gc negative", "gc:\n  loose_objects: -1\n", "gc.loose_objects", 2, "from 0"},
 		{"gc bool", "gc:\n  loose_objects: yes\n", "gc.loose_objects", 2, "whole number"},
 		{"duplicate key", "gc:\n  loose_objects: 1\n  loose_objects: 2\n", "gc.loose_objects", 3, "repeated (first at line 2)"},
@@ -382,7 +379,7 @@ func TestParse_RoundTrip(t *testing.T) {
 	custom := config.Default()
 	custom.Gates.Profile = config.ProfileStrict
 	custom.Search.FolderFactors["generated/"] = 0.5
-	custom.Rerank.Endpoint = "http://127.0.0.1:9/v1"
+	custom.Rerank.Threshold = 0.5
 	for _, c := range []config.Config{config.Default(), custom} {
 		b, err := yaml.Marshal(c)
 		if err != nil {

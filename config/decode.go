@@ -17,6 +17,8 @@ import (
 // wrong.
 type decoder struct {
 	errs []error
+	// quiet: errors never quote a value (machine.yaml, whose values may be secrets).
+	quiet bool
 }
 
 func (d *decoder) errorf(n *yaml.Node, key, format string, a ...any) {
@@ -41,7 +43,16 @@ func (d *decoder) usable(n *yaml.Node, key string) bool {
 	return !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
 
-// describe names what a node is, for "want X, got Y" messages.
+// describe names what a node is, for "want X, got Y" messages; a quiet decoder
+// does not quote it.
+func (d *decoder) describe(n *yaml.Node) string {
+	if d.quiet {
+		return kindOf(n)
+	}
+	return describe(n)
+}
+
+// describe names what a node is, quoting a scalar.
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -69,11 +80,23 @@ func join(parent, key string) string {
 // entry's dotted key. Keys not in known, duplicate keys and non-string keys are errors
 // and are not passed on.
 func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, full string, v *yaml.Node)) {
+	d.mappingAlso(n, key, known, nil, nil, set)
+}
+
+// mappingAlso is mapping that hands the keys in also to other, with the key's line,
+// without listing them as allowed (the per-machine keys a committed file may name
+// only to be ignored).
+func (d *decoder) mappingAlso(n *yaml.Node, key string, known, also []string, other func(full string, line int, v *yaml.Node),
+	set func(k, full string, v *yaml.Node)) {
 	if !d.usable(n, key) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, key, "want a mapping of %s, got %s", strings.Join(known, ", "), describe(n))
+		of := "names to settings"
+		if known != nil {
+			of = strings.Join(known, ", ")
+		}
+		d.errorf(n, key, "want a mapping of %s, got %s", of, d.describe(n))
 		return
 	}
 	seen := map[string]int{}
@@ -84,7 +107,7 @@ func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, 
 			continue
 		}
 		if kn.Kind != yaml.ScalarNode || kn.ShortTag() != "!!str" {
-			d.errorf(kn, key, "keys must be plain words; got %s", describe(kn))
+			d.errorf(kn, key, "keys must be plain words; got %s", d.describe(kn))
 			continue
 		}
 		full := join(key, kn.Value)
@@ -93,6 +116,10 @@ func (d *decoder) mapping(n *yaml.Node, key string, known []string, set func(k, 
 			continue
 		}
 		seen[kn.Value] = kn.Line
+		if contains(also, kn.Value) {
+			other(full, kn.Line, vn)
+			continue
+		}
 		if known != nil && !contains(known, kn.Value) {
 			d.errorf(kn, full, "unknown key; allowed here: %s", strings.Join(known, ", "))
 			continue
@@ -116,7 +143,7 @@ func (d *decoder) str(n *yaml.Node, key string, dst *string) bool {
 		return false
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		d.errorf(n, key, "want a string, got %s", describe(n))
+		d.errorf(n, key, "want a string, got %s", d.describe(n))
 		return false
 	}
 	if !utf8.ValidString(n.Value) {
@@ -134,7 +161,7 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64, dst *int) {
 	}
 	var v int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		d.errorf(n, key, "want a whole number from %d to %d, got %s", lo, hi, describe(n))
+		d.errorf(n, key, "want a whole number from %d to %d, got %s", lo, hi, d.describe(n))
 		return
 	}
 	if v < lo || v > hi {
@@ -153,7 +180,7 @@ func (d *decoder) number(n *yaml.Node, key string, lo, hi float64, dst *float64)
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || n.Decode(&v) != nil ||
 		math.IsNaN(v) || math.IsInf(v, 0) {
-		d.errorf(n, key, "want a number from %s to %s, got %s", fmtNum(lo), fmtNum(hi), describe(n))
+		d.errorf(n, key, "want a number from %s to %s, got %s", fmtNum(lo), fmtNum(hi), d.describe(n))
 		return
 	}
 	if v < lo || v > hi {
@@ -172,7 +199,7 @@ func (d *decoder) strs(n *yaml.Node, key string, dst *[]string, check func(strin
 		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, key, "want a list, e.g. [a, b], got %s", describe(n))
+		d.errorf(n, key, "want a list, e.g. [a, b], got %s", d.describe(n))
 		return
 	}
 	out := make([]string, 0, len(n.Content))
@@ -241,4 +268,45 @@ func word(s string) (string, string) {
 		return "", fmt.Sprintf("%q contains whitespace; give one word per item", s)
 	}
 	return s, ""
+}
+
+// boolean decodes true or false.
+func (d *decoder) boolean(n *yaml.Node, key string, dst *bool) {
+	if !d.usable(n, key) {
+		return
+	}
+	var v bool
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
+		d.errorf(n, key, "want true or false, got %s", d.describe(n))
+		return
+	}
+	*dst = v
+}
+
+// secret decodes a string that must never be shown: an error about it names the key
+// and line, never the value.
+func (d *decoder) secret(n *yaml.Node, key string, dst *Secret) {
+	if !d.usable(n, key) {
+		return
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || !utf8.ValidString(n.Value) {
+		d.errorf(n, key, "want a string (the value is not shown)")
+		return
+	}
+	*dst = Secret(n.Value)
+}
+
+// inert reports whether n says nothing: null, an empty string, an empty mapping or
+// list.
+func inert(n *yaml.Node) bool {
+	if n == nil {
+		return true
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.ShortTag() == "!!null" || (n.ShortTag() == "!!str" && n.Value == "")
+	case yaml.MappingNode, yaml.SequenceNode:
+		return len(n.Content) == 0
+	}
+	return false
 }

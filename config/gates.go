@@ -84,7 +84,7 @@ func (g *Gates) decodeBlocks(d *decoder, n *yaml.Node, key string) {
 		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, key, "want a list of {name, start, end}, got %s", describe(n))
+		d.errorf(n, key, "want a list of {name, start, end}, got %s", d.describe(n))
 		return
 	}
 	blocks := make([]ProtectedBlock, 0, len(n.Content))

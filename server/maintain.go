@@ -26,6 +26,9 @@ type Maintainer struct {
 
 	// busy is why the last round left the working tree alone ("" when it did not).
 	busy string
+	// warned is the revision of .norn/config.yaml whose ignored per-machine
+	// settings were last logged.
+	warned repo.Revision
 }
 
 // Run works until ctx is done; it returns nil then.
@@ -60,6 +63,7 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		return err
 	}
 	cfg, _, _ := m.Settings.Current(ctx)
+	m.noteIgnored(ctx)
 	if m.Index != nil {
 		if err := m.Index.Reopen(ctx); err != nil && ctx.Err() == nil && m.Logger != nil {
 			m.Logger.Warn("search index still out of use", "err", err)
@@ -85,6 +89,23 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// noteIgnored logs, once per version of .norn/config.yaml, the per-machine
+// settings it names that are ignored (config.Config.Ignored).
+func (m *Maintainer) noteIgnored(ctx context.Context) {
+	rev, ignored := m.Settings.Ignored(ctx)
+	if rev == m.warned {
+		return
+	}
+	m.warned = rev
+	if m.Logger == nil {
+		return
+	}
+	for _, w := range ignored {
+		m.Logger.Warn("committed config names a per-machine setting: ignored", "file", ConfigPath, "revision", rev, "line", w.Line, "key", w.Key,
+			"fix", "move it to .git/norn/machine.yaml or the environment and remove it from the committed file")
+	}
 }
 
 // noteBusy logs when git takes the working tree (another branch checked out, a

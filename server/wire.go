@@ -59,6 +59,11 @@ func (s *Settings) resolveEdges(fn func([]hooks.Change, graph.Hidden) hooks.Edge
 func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.current(ctx)
+}
+
+// current is Current with s.mu held.
+func (s *Settings) current(ctx context.Context) (config.Config, *hooks.Gates, error) {
 	if s.vault == nil {
 		return s.cfg, s.gates, nil
 	}
@@ -80,6 +85,16 @@ func (s *Settings) Current(ctx context.Context) (config.Config, *hooks.Gates, er
 	}
 	s.cfg, s.gates = cfg, hooks.New(cfg)
 	return s.cfg, s.gates, s.err
+}
+
+// Ignored returns the per-machine settings the vault's .norn/config.yaml at HEAD
+// names (ignored: config.Config.Ignored) and the file's revision, which changes
+// with every version of the file ("" without one).
+func (s *Settings) Ignored(ctx context.Context) (repo.Revision, []config.Warning) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cfg, _, _ := s.current(ctx)
+	return s.rev, cfg.Ignored
 }
 
 // PathGate is a repo.GateFunc running the gates' path rules alone
@@ -108,8 +123,29 @@ func hooksProposal(p *repo.Proposal) hooks.Proposal {
 	return hp
 }
 
+// configViolations are the gate rules on new bytes of .norn/config.yaml: it must
+// parse (config-invalid) and name no per-machine setting (config-machine-key: a
+// committed file must never point a machine at a server nor hold a secret).
+func configViolations(b []byte) []hooks.Violation {
+	cfg, err := config.Parse(b)
+	if err != nil {
+		v := hooks.Violation{Rule: "config-invalid", Path: ConfigPath, Message: err.Error()}
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			v.Line = ce.Line
+		}
+		return []hooks.Violation{v}
+	}
+	var out []hooks.Violation
+	for _, w := range cfg.Ignored {
+		out = append(out, hooks.Violation{Rule: "config-machine-key", Path: ConfigPath, Line: w.Line, Message: w.Key + ": " + w.Msg})
+	}
+	return out
+}
+
 // Gate is a repo.GateFunc running the vault's write gates. A change to
-// .norn/config.yaml must itself parse.
+// .norn/config.yaml must itself parse and name no per-machine setting
+// (configViolations).
 //
 // The edge-target rules resolve an edge as its writer sees the vault: to a
 // writer with neither the owner nor the private role a private note is not there,
@@ -121,14 +157,7 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 	var extra []hooks.Violation
 	for _, c := range p.Changes {
 		if c.Path == ConfigPath && c.New != nil {
-			if _, err := config.Parse(c.New); err != nil {
-				v := hooks.Violation{Rule: "config-invalid", Path: c.Path, Message: err.Error()}
-				var ce *config.Error
-				if errors.As(err, &ce) {
-					v.Line = ce.Line
-				}
-				extra = append(extra, v)
-			}
+			extra = append(extra, configViolations(c.New)...)
 		}
 	}
 	s.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
 )
@@ -65,6 +66,7 @@ func commands() []command {
 		{"stats", "[--limit N] [--offset N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
+		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
 		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},
 	}
 }
@@ -233,7 +235,7 @@ func classify(err error) (errorJSON, int) {
 		out.Code, code = "gate_rejected", exitRejected
 	case errors.Is(err, repo.ErrNotFound):
 		out.Code = "not_found"
-	case errors.Is(err, repo.ErrInvalid):
+	case errors.Is(err, repo.ErrInvalid), errors.Is(err, config.ErrInvalid):
 		out.Code = "invalid"
 	case errors.Is(err, repo.ErrNotVault):
 		out.Code = "not_a_vault"

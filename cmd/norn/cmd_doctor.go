@@ -7,11 +7,35 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
 )
+
+// machineChecks are doctor's findings about this machine's settings: machine.yaml
+// (and the environment) must load, and the committed config must name no
+// per-machine setting (those are ignored: listed by key and line).
+func machineChecks(e *env, gitDir string, ignored []config.Warning) []check {
+	var cs []check
+	if _, err := loadMachine(e, gitDir); err != nil {
+		cs = append(cs, check{"machine", "fail", err.Error()})
+	} else {
+		cs = append(cs, check{"machine", "ok", ""})
+	}
+	if len(ignored) == 0 {
+		return append(cs, check{"config-machine-keys", "ok", ""})
+	}
+	keys := make([]string, len(ignored))
+	for i, w := range ignored {
+		keys[i] = fmt.Sprintf("%s (line %d)", w.Key, w.Line)
+	}
+	return append(cs, check{"config-machine-keys", "warn", fmt.Sprintf(
+		"%s names per-machine settings, ignored: %s; move them to %s or the environment and remove them from the committed file",
+		server.ConfigPath, strings.Join(keys, ", "), machinePath(gitDir))})
+}
 
 // check is one finding of `norn doctor`.
 type check struct {
@@ -69,12 +93,13 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 
 	// Settings.
-	_, gates, cfgErr := settings.Current(ctx)
+	cfg, gates, cfgErr := settings.Current(ctx)
 	if cfgErr != nil {
 		add("config", "fail", cfgErr.Error()+" (the defaults are in force)")
 	} else {
 		add("config", "ok", "")
 	}
+	rep.Checks = append(rep.Checks, machineChecks(e, v.GitDir(), cfg.Ignored)...)
 
 	// The working tree.
 	changes, err := v.Changes(ctx)

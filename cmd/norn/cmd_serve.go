@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
@@ -33,9 +35,20 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
+	log := logger(e, g)
+	v, err := server.Open(ctx, vaultDir(e, g), repo.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer v.Close() // after everything below has stopped: drains the committer
+	m, err := loadMachine(e, v.GitDir())
+	if err != nil {
+		return err
+	}
+	serveDefaults(fs, m.Serve, *stdio, &addr, maxConcurrent, anon)
 	switch {
 	case *stdio == (addr != ""):
-		return usagef("pass exactly one of --stdio or --http ADDR")
+		return usagef("pass exactly one of --stdio or --http ADDR (or set serve.http in %s)", machinePath(v.GitDir()))
 	case *stdio && *anon:
 		return usagef("--allow-unauthenticated-loopback goes with --http")
 	case !*stdio && (agent != "" || *maintenance):
@@ -44,18 +57,11 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("max-concurrent", *maxConcurrent, 1, 10000); err != nil {
 		return err
 	}
-	log := logger(e, g)
 	if addr != "" {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", addr)
 		}
 	}
-
-	v, err := server.Open(ctx, vaultDir(e, g), repo.Options{Logger: log})
-	if err != nil {
-		return err
-	}
-	defer v.Close() // after everything below has stopped: drains the committer
 
 	mctx, stopMaint := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -110,6 +116,22 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
 	return serveHTTP(ctx, ln, h.NewServer(), shutdownGrace, log)
+}
+
+// serveDefaults lays this machine's serve settings (machine.yaml's serve section)
+// under the flags: each applies where its flag is not given.
+func serveDefaults(fs *flag.FlagSet, m config.Serve, stdio bool, addr *string, maxConcurrent *int, anon *bool) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["http"] && !stdio {
+		*addr = m.HTTP
+	}
+	if !given["max-concurrent"] && m.MaxConcurrent > 0 {
+		*maxConcurrent = m.MaxConcurrent
+	}
+	if !given["allow-unauthenticated-loopback"] && *addr != "" {
+		*anon = m.AllowUnauthenticatedLoopback
+	}
 }
 
 // serveHTTP serves srv (the handler's, with its timeouts; see
