@@ -104,8 +104,8 @@ func TestIndex_Update(t *testing.T) {
 		{put: docs[:1], rm: []note.Path{docs[0].Path}},
 		{put: []graph.Doc{{Path: ""}}},
 	} {
-		if err := ix.Update(ctx, graph.DocBatch("bad", bad.put, bad.rm)); err == nil {
-			t.Errorf("update %+v: no error", bad)
+		if err := ix.Update(ctx, graph.DocBatch("bad", bad.put, bad.rm)); !errors.Is(err, graph.ErrInvalidBatch) {
+			t.Errorf("update %+v: %v, want ErrInvalidBatch", bad, err)
 		}
 	}
 	if ix.Commit() != "c2" {

@@ -174,6 +174,9 @@ func checkTable(t string) error {
 //	r/<table>\x00<key>   a Row's value
 //
 // The table name has no 0 byte, so one table's keys never run into another's.
+// The prefix sorts between the link graph's "g/" and the search tables' "s/":
+// a Rebuild excises that whole span and writes rows into the sstable between
+// g/n and s/d.
 const prefixRow = "r/"
 
 func rowKey(dst []byte, table string, key []byte) []byte {
