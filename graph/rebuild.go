@@ -50,64 +50,12 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	defer tables.remove()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	jobs := make(chan Doc, 64)
-	results := make(chan *analysedDoc, 64)
-	var in rebuildInput // read after wg.Wait
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // producer: runs the caller's iterator (which may parse)
-		defer wg.Done()
-		defer close(jobs)
-		if err := in.read(ctx, records, jobs); err != nil {
-			in.err = err
-			cancel()
-		}
-	}()
-	var awg sync.WaitGroup
-	for range workers {
-		awg.Add(1)
-		go func() {
-			defer awg.Done()
-			da := newDocAnalyzer(ix.an)
-			for d := range jobs {
-				r := analyseForRebuild(da, d)
-				select {
-				case results <- r:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() { awg.Wait(); close(results) }()
-
 	bld := newBulkBuilder(tables)
-	done := 0
-	for r := range results {
-		if ctx.Err() != nil {
-			continue // drain
-		}
-		bld.add(r)
-		done++
-		if progress != nil && done%256 == 0 {
-			progress(done)
-		}
-	}
-	wg.Wait()
-	if in.err != nil {
-		return fmt.Errorf("rebuild index: %w", in.err)
-	}
-	if err := ctx.Err(); err != nil {
+	in, err := ix.analyseAll(ctx, records, bld, progress)
+	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	if progress != nil {
-		progress(done)
-	}
-
+	done := int(bld.stats.docs)
 	analysed := time.Now()
 
 	// Write the rest of the new tables, in key order, and ingest them while
@@ -153,6 +101,68 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start),
 		"analyse", analysed.Sub(start), "write", written.Sub(analysed), "ingest", time.Since(written))
 	return nil
+}
+
+// analyseAll runs records through the analysers on all cores into bld, calling
+// progress as Rebuild says, and returns what else they held (attachments, rows).
+func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error], bld *bulkBuilder, progress func(done int)) (*rebuildInput, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	jobs := make(chan Doc, 64)
+	results := make(chan *analysedDoc, 64)
+	var in rebuildInput // read after wg.Wait
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // producer: runs the caller's iterator (which may parse)
+		defer wg.Done()
+		defer close(jobs)
+		if err := in.read(ctx, records, jobs); err != nil {
+			in.err = err
+			cancel()
+		}
+	}()
+	var awg sync.WaitGroup
+	for range workers {
+		awg.Add(1)
+		go func() {
+			defer awg.Done()
+			da := newDocAnalyzer(ix.an)
+			for d := range jobs {
+				r := analyseForRebuild(da, d)
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { awg.Wait(); close(results) }()
+
+	done := 0
+	for r := range results {
+		if ctx.Err() != nil {
+			continue // drain
+		}
+		bld.add(r)
+		done++
+		if progress != nil && done%256 == 0 {
+			progress(done)
+		}
+	}
+	wg.Wait()
+	if in.err != nil {
+		return nil, in.err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		progress(done)
+	}
+	return &in, nil
 }
 
 // rebuildInput is what a Rebuild's producer keeps of the records besides the
