@@ -100,7 +100,7 @@ type batchParts struct {
 // split sorts b's records by kind and checks them: a path neither empty nor put
 // twice nor both put and removed; rows valid and each (table, key) at most once.
 func (b *Batch) split() (batchParts, error) {
-	var p batchParts
+	p := batchParts{put: make([]Doc, 0, len(b.Records))}
 	var rs rowSet
 	for _, r := range b.Records {
 		switch r := r.(type) {
