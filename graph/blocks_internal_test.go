@@ -30,7 +30,7 @@ func TestTermWriter_Split(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ix.Update(ctx, "c", []Doc{{Path: p, Note: nt}}, nil); err != nil {
+		if err := ix.Update(ctx, DocBatch("c", []Doc{{Path: p, Note: nt}}, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func TestTermWriter_Split(t *testing.T) {
 	for i := 0; i < n; i += 3 {
 		rm = append(rm, note.Path(fmt.Sprintf("n%04d.md", i)))
 	}
-	if err := ix.Update(ctx, "c2", nil, rm); err != nil {
+	if err := ix.Update(ctx, DocBatch("c2", nil, rm)); err != nil {
 		t.Fatal(err)
 	}
 	lo, hi := termRange("common", false)

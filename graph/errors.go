@@ -24,6 +24,9 @@ var (
 	ErrLocked = errors.New("index locked by another process")
 	// ErrClosed is returned by every method of a closed Index.
 	ErrClosed = errors.New("index closed")
+	// ErrInvalidBatch means Update or Rebuild was given records that break the
+	// rules (an empty path, a path put twice, a bad Row): nothing was written.
+	ErrInvalidBatch = errors.New("invalid batch")
 	// ErrQuery is matched by every *QueryError.
 	ErrQuery = errors.New("invalid query")
 )

@@ -40,7 +40,7 @@ func TestOpen_DamagedLinkRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := []rawNote{{"a.md", []byte("# A\nsee [[b]]\n")}, {"b.md", []byte("# B\nzebra stripes\n")}}
-	if err := ix.Rebuild(ctx, "c1", parsedSeq(notes), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", DocRecords(parsedSeq(notes)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.db.Set(nodeKey(prefixNode, "a.md"), bytes.Repeat([]byte{0xff}, 11), pebble.Sync); err != nil {
@@ -70,7 +70,7 @@ func TestOpen_DamagedLinkRecord(t *testing.T) {
 	}
 	// Update does not need the graph (it writes records; the graph is read from
 	// them), so it still works; the graph stays damaged.
-	if err := ix.Update(ctx, "c2", put, nil); err != nil {
+	if err := ix.Update(ctx, DocBatch("c2", put, nil)); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 	if res, err := ix.Search(ctx, "okapi", SearchOptions{}); err != nil || res.Total != 1 || ix.Commit() != "c2" {
@@ -80,7 +80,7 @@ func TestOpen_DamagedLinkRecord(t *testing.T) {
 		t.Fatalf("Links after Update: %v, want ErrCorrupt", err)
 	}
 
-	if err := ix.Rebuild(ctx, "c1", parsedSeq(notes), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", DocRecords(parsedSeq(notes)), nil); err != nil {
 		t.Fatal(err)
 	}
 	l, err := ix.Links("b.md", 10)

@@ -30,7 +30,7 @@ func TestIndex_Lifecycle(t *testing.T) {
 		t.Fatalf("empty index: %+v", res)
 	}
 	var progress []int
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), func(n int) { progress = append(progress, n) }); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, vault))), func(n int) { progress = append(progress, n) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(progress) == 0 || progress[len(progress)-1] != len(vault) {
@@ -49,7 +49,7 @@ func TestIndex_Lifecycle(t *testing.T) {
 	if _, err := ix.Search(context.Background(), "bloom", graph.SearchOptions{}); !errors.Is(err, graph.ErrClosed) {
 		t.Errorf("search after close: %v", err)
 	}
-	if err := ix.Update(context.Background(), "c2", nil, nil); !errors.Is(err, graph.ErrClosed) {
+	if err := ix.Update(context.Background(), graph.DocBatch("c2", nil, nil)); !errors.Is(err, graph.ErrClosed) {
 		t.Errorf("update after close: %v", err)
 	}
 	// Reopen: everything persisted.
@@ -70,7 +70,7 @@ func TestIndex_Update(t *testing.T) {
 	ix, dir := openIndex(t, graph.Options{})
 	ctx := context.Background()
 	docs := mkDocs(t, vault)
-	if err := ix.Update(ctx, "c1", docs, nil); err != nil {
+	if err := ix.Update(ctx, graph.DocBatch("c1", docs, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(search(t, ix, "ring clockwise", graph.SearchOptions{})); !slices.Equal(got, []string{"tech/hashing/consistent-hashing.md"}) {
@@ -79,7 +79,7 @@ func TestIndex_Update(t *testing.T) {
 	// Re-put with new text: the old words are gone, the new ones found.
 	re := mkDocs(t, map[string]string{"tech/hashing/consistent-hashing.md": "# Consistent hashing\n\nRendezvous hashing picks the highest score.\n"})
 	re[0].Revision = "r2"
-	if err := ix.Update(ctx, "c2", re, []note.Path{"life/zurich.md", "no/such.md"}); err != nil {
+	if err := ix.Update(ctx, graph.DocBatch("c2", re, []note.Path{"life/zurich.md", "no/such.md"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(search(t, ix, "ring clockwise", graph.SearchOptions{})); len(got) != 0 {
@@ -104,8 +104,8 @@ func TestIndex_Update(t *testing.T) {
 		{put: docs[:1], rm: []note.Path{docs[0].Path}},
 		{put: []graph.Doc{{Path: ""}}},
 	} {
-		if err := ix.Update(ctx, "bad", bad.put, bad.rm); err == nil {
-			t.Errorf("update %+v: no error", bad)
+		if err := ix.Update(ctx, graph.DocBatch("bad", bad.put, bad.rm)); !errors.Is(err, graph.ErrInvalidBatch) {
+			t.Errorf("update %+v: %v, want ErrInvalidBatch", bad, err)
 		}
 	}
 	if ix.Commit() != "c2" {
@@ -165,12 +165,12 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 			live[p] = put[p]
 		}
 		rm = slices.DeleteFunc(rm, func(p note.Path) bool { _, ok := put[string(p)]; return ok })
-		if err := ix.Update(ctx, fmt.Sprintf("c%d", c), mkDocs(t, put), rm); err != nil {
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c), mkDocs(t, put), rm)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	fresh, _ := openIndex(t, graph.Options{})
-	if err := fresh.Rebuild(ctx, "c39", seq(mkDocs(t, live)), nil); err != nil {
+	if err := fresh.Rebuild(ctx, "c39", graph.DocRecords(seq(mkDocs(t, live))), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ix.Len() != len(live) || fresh.Len() != len(live) {
@@ -195,7 +195,7 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 
 func TestIndex_Rebuild_Error(t *testing.T) {
 	ix, dir := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, vault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
@@ -205,7 +205,7 @@ func TestIndex_Rebuild_Error(t *testing.T) {
 			yield(graph.Doc{}, boom)
 		}
 	}
-	if err := ix.Rebuild(context.Background(), "c9", iter.Seq2[graph.Doc, error](failing), nil); !errors.Is(err, boom) {
+	if err := ix.Rebuild(context.Background(), "c9", graph.DocRecords(iter.Seq2[graph.Doc, error](failing)), nil); !errors.Is(err, boom) {
 		t.Fatalf("rebuild: %v, want boom", err)
 	}
 	if ix.Commit() != "c1" || ix.Len() != len(vault) || len(search(t, ix, "bloom", graph.SearchOptions{}).Hits) == 0 {
@@ -213,7 +213,7 @@ func TestIndex_Rebuild_Error(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := ix.Rebuild(ctx, "c9", seq(mkDocs(t, vault)), nil); !errors.Is(err, context.Canceled) {
+	if err := ix.Rebuild(ctx, "c9", graph.DocRecords(seq(mkDocs(t, vault))), nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled rebuild: %v", err)
 	}
 	// The rebuild's sstables and spill file are gone whether it failed or not.
@@ -226,7 +226,7 @@ func TestIndex_Rebuild_Error(t *testing.T) {
 // (up to the size of the index) are removed when the index is next opened.
 func TestOpen_RemovesCrashedRebuildFiles(t *testing.T) {
 	ix, dir := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, vault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()
@@ -285,7 +285,7 @@ func TestOpen_Corrupt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+			if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, vault))), nil); err != nil {
 				t.Fatal(err)
 			}
 			ix.Close()
@@ -344,7 +344,7 @@ func TestIndex_DamagedBlock(t *testing.T) {
 		}
 		notes[fmt.Sprintf("n/%03d.md", i)] = b.String()
 	}
-	if err := ix.Rebuild(ctx, "c1", seq(mkDocs(t, notes)), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(mkDocs(t, notes))), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Verify(ctx); err != nil {
@@ -450,11 +450,11 @@ func TestIndex_Concurrent(t *testing.T) {
 		}()
 	}
 	for i := range 20 {
-		if err := ix.Update(ctx, fmt.Sprint("u", i), docs[i%len(docs):i%len(docs)+1], nil); err != nil {
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprint("u", i), docs[i%len(docs):i%len(docs)+1], nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := ix.Rebuild(ctx, "r", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(ctx, "r", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	close(done)

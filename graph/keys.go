@@ -19,10 +19,13 @@ import (
 //	2  the link graph: g/n/<path> node records, g/a/<path> attachments.
 //	3  a flags uvarint (bit 0: private) ends the s/d/<doc> record; s/m/format also
 //	   records the private folders the indexer judged Doc.Private under.
-const FormatVersion = 3
+//	4  derived tables: r/<table>\x00<key> rows (Row records), written in the batch
+//	   that records their commit and rebuilt with the rest.
+const FormatVersion = 4
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
-// and other tables can share the database.
+// ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the
+// database; a Rebuild replaces every key from "g/" to the end of "s/".
 //
 //	s/m/format            uvarint FormatVersion, analyzer fingerprint, private folders
 //	s/m/commit            the commit the index reflects

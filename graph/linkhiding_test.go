@@ -85,7 +85,7 @@ func TestLinkGraph_HidingIsTheVaultWithout(t *testing.T) {
 		h := graph.Hidden(func(p note.Path) bool { return hidden[p] })
 		full, without := graph.NewScanGraph("c1", docs), graph.NewScanGraph("c1", kept)
 		ix, _ := openIndex(t, graph.Options{})
-		if err := ix.Rebuild(ctx, "c1", seq(docs), nil); err != nil {
+		if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(docs)), nil); err != nil {
 			t.Fatal(err)
 		}
 		same := func(what string, a, b any, aerr, berr error) {

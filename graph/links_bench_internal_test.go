@@ -18,7 +18,7 @@ func hubIndex(b *testing.B) *Index {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(b, root)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", DocRecords(parsedSeq(rawVault(b, root))), nil); err != nil {
 		b.Fatal(err)
 	}
 	return ix

@@ -50,7 +50,7 @@ func status(refs []graph.LinkRef) []string {
 func TestLinks_Queries(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(ctx, "c1", seq(linkDocs(t, linkVault)), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(linkDocs(t, linkVault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	home := linksOf(t, ix, "Home.md")
@@ -172,13 +172,13 @@ func TestLinks_Queries(t *testing.T) {
 func TestLinks_ChangesRepointOtherNotes(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Update(ctx, "c1", linkDocs(t, linkVault), nil); err != nil {
+	if err := ix.Update(ctx, graph.DocBatch("c1", linkDocs(t, linkVault), nil)); err != nil {
 		t.Fatal(err)
 	}
 	out := func(p note.Path, i int) graph.LinkRef { return linksOf(t, ix, p).Outgoing[i] }
 	put := func(commit string, notes map[string]string, rm ...note.Path) {
 		t.Helper()
-		if err := ix.Update(ctx, commit, mkDocs(t, notes), rm); err != nil {
+		if err := ix.Update(ctx, graph.DocBatch(commit, mkDocs(t, notes), rm)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +275,7 @@ func TestLinks_IncrementalEqualsRebuild(t *testing.T) {
 			}
 		}
 		for _, ix := range []*graph.Index{inc, lazy} {
-			if err := ix.Update(ctx, fmt.Sprint("c", c), mkDocs(t, put), rm); err != nil {
+			if err := ix.Update(ctx, graph.DocBatch(fmt.Sprint("c", c), mkDocs(t, put), rm)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -287,7 +287,7 @@ func TestLinks_IncrementalEqualsRebuild(t *testing.T) {
 		}
 	}
 	full, _ := openIndex(t, graph.Options{})
-	if err := full.Rebuild(ctx, "c59", seq(mkDocs(t, live)), nil); err != nil {
+	if err := full.Rebuild(ctx, "c59", graph.DocRecords(seq(mkDocs(t, live))), nil); err != nil {
 		t.Fatal(err)
 	}
 	var livePaths []string

@@ -22,7 +22,7 @@ func TestScanGraph_EqualsIndex(t *testing.T) {
 	ctx := context.Background()
 	docs := linkDocs(t, linkVault)
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(ctx, "c1", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	sg := graph.NewScanGraph("c1", docs)
@@ -56,7 +56,7 @@ func TestScanGraph_EqualsIndex(t *testing.T) {
 // neighbours are gone from the lists and the totals, and a link to it is broken.
 func TestIndex_LinksHiding(t *testing.T) {
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(linkDocs(t, linkVault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(linkDocs(t, linkVault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	h := hide("a/Alpha.md", "x/Shared.md", "pic.png")
@@ -105,7 +105,7 @@ func TestIndex_LinksHiding(t *testing.T) {
 // TestIndex_StatsHiding pages the tables and leaves hidden notes uncounted.
 func TestIndex_StatsHiding(t *testing.T) {
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(linkDocs(t, linkVault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(linkDocs(t, linkVault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	p1, err := ix.Stats(4, 0)
@@ -150,7 +150,7 @@ func TestResolver_With(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openIndex(t, graph.Options{})
 	docs := linkDocs(t, linkVault)
-	if err := ix.Rebuild(ctx, "c1", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	r, commit, err := ix.Resolver()
@@ -181,7 +181,7 @@ func TestResolver_With(t *testing.T) {
 		t.Errorf("the base changed: %+v", res)
 	}
 	// Change the index: the copy keeps the state it was taken at.
-	if err := ix.Update(ctx, "c2", nil, []note.Path{"x/Shared.md", "a/Alpha.md"}); err != nil {
+	if err := ix.Update(ctx, graph.DocBatch("c2", nil, []note.Path{"x/Shared.md", "a/Alpha.md"})); err != nil {
 		t.Fatal(err)
 	}
 	if res := r.Resolve("Home.md", shared); res.Status != graph.LinkAmbiguous || len(res.Candidates) != 2 {
@@ -195,7 +195,7 @@ func TestResolver_With(t *testing.T) {
 // TestIndex_Referrers names the notes whose links meet a note's names.
 func TestIndex_Referrers(t *testing.T) {
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(linkDocs(t, linkVault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(linkDocs(t, linkVault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	docs := map[note.Path]*note.Note{}

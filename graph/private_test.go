@@ -134,14 +134,14 @@ func testHidePrivate(t *testing.T, opts graph.Options) {
 	leaked := false
 	for c := range 12 {
 		put, rm := pv.commit(30+c*10, c)
-		if err := ix.Update(ctx, fmt.Sprintf("c%d", c), pv.docs(t, put), rm); err != nil {
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c), pv.docs(t, put), rm)); err != nil {
 			t.Fatal(err)
 		}
 		if c%4 != 3 {
 			continue
 		}
 		public, _ := openIndex(t, opts)
-		if err := public.Rebuild(ctx, "p", seq(mkDocs(t, pv.public())), nil); err != nil {
+		if err := public.Rebuild(ctx, "p", graph.DocRecords(seq(mkDocs(t, pv.public()))), nil); err != nil {
 			t.Fatal(err)
 		}
 		leaked = comparePublic(t, fmt.Sprintf("after commit %d", c), ix, public) || leaked
@@ -150,7 +150,7 @@ func testHidePrivate(t *testing.T, opts graph.Options) {
 		}
 		if c == 11 {
 			rebuilt, _ := openIndex(t, opts)
-			if err := rebuilt.Rebuild(ctx, "r", seq(pv.docs(t, pv.notes)), nil); err != nil {
+			if err := rebuilt.Rebuild(ctx, "r", graph.DocRecords(seq(pv.docs(t, pv.notes))), nil); err != nil {
 				t.Fatal(err)
 			}
 			comparePublic(t, "rebuilt", rebuilt, public)

@@ -19,7 +19,7 @@ func buildIndex(tb testing.TB, docs []Doc, opts Options) *Index {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
-	if err := ix.Rebuild(context.Background(), "c1", sliceSeq(docs), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", DocRecords(sliceSeq(docs)), nil); err != nil {
 		tb.Fatal(err)
 	}
 	return ix

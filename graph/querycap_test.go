@@ -16,7 +16,7 @@ import (
 func TestSearch_QueryCaps(t *testing.T) {
 	ix, _ := openIndex(t, graph.Options{})
 	docs := mkDocs(t, map[string]string{"a.md": "# Alpha\nalpha beta gamma\n"})
-	if err := ix.Rebuild(context.Background(), "c1", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	words := func(n int) string { return strings.TrimSpace(strings.Repeat("alpha ", n)) }

@@ -40,7 +40,7 @@ func TestRank_Golden(t *testing.T) {
 	}
 	docs = mkDocs(t, notes)
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "golden", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "golden", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(root, "queries.tsv"))

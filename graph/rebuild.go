@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"iter"
@@ -21,7 +22,10 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// Rebuild replaces the whole index with docs, recording commit. Docs are analysed
+// Rebuild replaces the whole index with records, recording commit: its Docs
+// and its Rows (every row of every table; rows not given are dropped). Remove
+// records and Rows with Delete have no place in it (ErrInvalidBatch), nor has a
+// path or a row given twice. Docs are analysed
 // on all cores while the iterator produces them; forward lists and stored texts
 // stream to sstables of their own (doc ids rise in key order), finished posting
 // blocks and link contexts to spill files. Then the rest — the posting blocks
@@ -30,11 +34,11 @@ import (
 // atomic, durable step, so the old index stays intact and searchable until the
 // new one replaces it. progress, if not nil, is called from Rebuild's goroutine
 // with the number of docs analysed so far, every 256 docs and once at the end. An
-// error from docs aborts the rebuild and leaves the index as it was. Memory still
+// error from records aborts the rebuild and leaves the index as it was. Memory still
 // grows with the vault: each term's last block, doc and link records stay in
 // memory until written (peak RSS of `norn reindex` at 100,000 notes, 124 MB of
 // Markdown: about 1 GB).
-func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc, error], progress func(done int)) error {
+func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[Record, error], progress func(done int)) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	if err := ix.checkOpen(); err != nil {
@@ -46,42 +50,77 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	defer tables.remove()
+	bld := newBulkBuilder(tables)
+	in, err := ix.analyseAll(ctx, records, bld, progress)
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	done := int(bld.stats.docs)
+	analysed := time.Now()
+
+	// Write the rest of the new tables, in key order, and ingest them while
+	// excising every old search key: one atomic, durable step, without copying
+	// the whole index through a batch, the WAL and a memtable flush.
+	nterms := len(bld.terms)
+	slices.Sort(in.atts)
+	bld.atts = in.atts
+	slices.SortFunc(in.rows, func(a, b Row) int { return bytes.Compare(a.Key, b.Key) })
+	bld.rows = in.rows
+	// The in-memory tables (doc table, resolved link graph) are built on another
+	// core while the sstable is written: neither changes the builder.
+	var dt *docTable
+	var lg *linkGraph
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		dt = newDocTable(ix.opts.FolderFactors)
+		for id, rec := range bld.recs {
+			dt.set(uint32(id), rec)
+		}
+		dt.stats = bld.stats
+		dt.refresh(&ix.opts.Weights)
+		dt.grow(bld.stats.next)
+		lg = buildLinkGraph(bld.nodes, bld.atts) // writeTables only reads them too
+	}()
+	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)
+	<-built
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+
+	written := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	span := pebble.KeyRange{Start: []byte(prefixGraph), End: searchEnd}
+	if _, err := ix.db.IngestAndExcise(ctx, tables.paths(), nil, nil, span); err != nil {
+		return fmt.Errorf("rebuild index: ingest: %w", corrupt(err))
+	}
+	ix.docs = dt
+	ix.links = builtGraph(lg)
+	ix.commit = commit
+	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start),
+		"analyse", analysed.Sub(start), "write", written.Sub(analysed), "ingest", time.Since(written))
+	return nil
+}
+
+// analyseAll runs records through the analysers on all cores into bld, calling
+// progress as Rebuild says, and returns what else they held (attachments, rows).
+func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error], bld *bulkBuilder, progress func(done int)) (*rebuildInput, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
 	jobs := make(chan Doc, 64)
 	results := make(chan *analysedDoc, 64)
-	var prodErr error
-	var atts []note.Path // attachments, read after wg.Wait
+	var in rebuildInput // read after wg.Wait
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // producer: runs the caller's iterator (which may parse)
 		defer wg.Done()
 		defer close(jobs)
-		seen := map[note.Path]bool{}
-		for d, err := range docs {
-			if err == nil && d.Path == "" {
-				err = fmt.Errorf("put: empty path")
-			}
-			if err == nil && seen[d.Path] {
-				err = fmt.Errorf("put %s twice", d.Path)
-			}
-			if err != nil {
-				prodErr = err
-				cancel()
-				return
-			}
-			seen[d.Path] = true
-			if d.Note == nil {
-				atts = append(atts, d.Path)
-				continue
-			}
-			select {
-			case jobs <- d:
-			case <-ctx.Done():
-				return
-			}
+		if err := in.read(ctx, records, jobs); err != nil {
+			in.err = err
+			cancel()
 		}
 	}()
 	var awg sync.WaitGroup
@@ -102,7 +141,6 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 	}
 	go func() { awg.Wait(); close(results) }()
 
-	bld := newBulkBuilder(tables)
 	done := 0
 	for r := range results {
 		if ctx.Err() != nil {
@@ -115,58 +153,64 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, docs iter.Seq2[Doc,
 		}
 	}
 	wg.Wait()
-	if prodErr != nil {
-		return fmt.Errorf("rebuild index: %w", prodErr)
+	if in.err != nil {
+		return nil, in.err
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("rebuild index: %w", err)
+		return nil, err
 	}
 	if progress != nil {
 		progress(done)
 	}
+	return &in, nil
+}
 
-	analysed := time.Now()
+// rebuildInput is what a Rebuild's producer keeps of the records besides the
+// notes it hands to the analysers: attachments, rows, and the first error.
+type rebuildInput struct {
+	atts []note.Path
+	rows []Row // with their keys encoded (rowKey), in Key
+	err  error
+}
 
-	// Write the rest of the new tables, in key order, and ingest them while
-	// excising every old search key: one atomic, durable step, without copying
-	// the whole index through a batch, the WAL and a memtable flush.
-	nterms := len(bld.terms)
-	slices.Sort(atts)
-	bld.atts = atts
-	// The in-memory tables (doc table, resolved link graph) are built on another
-	// core while the sstable is written: neither changes the builder.
-	var dt *docTable
-	var lg *linkGraph
-	built := make(chan struct{})
-	go func() {
-		defer close(built)
-		dt = newDocTable(ix.opts.FolderFactors)
-		for id, rec := range bld.recs {
-			dt.set(uint32(id), rec)
+// read runs records, sending notes to jobs and keeping the rest, until they end,
+// one is refused or ctx ends.
+func (in *rebuildInput) read(ctx context.Context, records iter.Seq2[Record, error], jobs chan<- Doc) error {
+	seen := map[note.Path]bool{}
+	var rs rowSet
+	for r, err := range records {
+		if err != nil {
+			return err
 		}
-		dt.stats = bld.stats
-		dt.refresh(&ix.opts.Weights)
-		dt.grow(bld.stats.next)
-		lg = buildLinkGraph(bld.nodes, atts) // writeTables only reads them too
-	}()
-	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)
-	<-built
-	if err != nil {
-		return fmt.Errorf("rebuild index: %w", err)
+		switch r := r.(type) {
+		case Doc:
+			if err := checkPut(r, seen); err != nil {
+				return err
+			}
+			if r.Note == nil {
+				in.atts = append(in.atts, r.Path)
+				continue
+			}
+			select {
+			case jobs <- r:
+			case <-ctx.Done():
+				return nil // the consumer's error, or the caller's
+			}
+		case Row:
+			if r.Delete {
+				return fmt.Errorf("%w: row %s/%q: a delete in a rebuild", ErrInvalidBatch, r.Table, r.Key)
+			}
+			if err := rs.add(r); err != nil {
+				return err
+			}
+			r.Key = rowKey(nil, r.Table, r.Key)
+			in.rows = append(in.rows, r)
+		case nil:
+			return fmt.Errorf("%w: nil record", ErrInvalidBatch)
+		default:
+			return fmt.Errorf("%w: a %s record in a rebuild", ErrInvalidBatch, r.Kind())
+		}
 	}
-
-	written := time.Now()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	span := pebble.KeyRange{Start: []byte(prefixGraph), End: searchEnd}
-	if _, err := ix.db.IngestAndExcise(ctx, tables.paths(), nil, nil, span); err != nil {
-		return fmt.Errorf("rebuild index: ingest: %w", corrupt(err))
-	}
-	ix.docs = dt
-	ix.links = builtGraph(lg)
-	ix.commit = commit
-	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start),
-		"analyse", analysed.Sub(start), "write", written.Sub(analysed), "ingest", time.Since(written))
 	return nil
 }
 
@@ -216,6 +260,8 @@ type bulkBuilder struct {
 	// The link graph: node records by doc id, and the attachments, sorted.
 	nodes []nodeRec
 	atts  []note.Path
+	// rows are the derived tables' rows, Key holding the whole pebble key, sorted.
+	rows []Row
 	// ctxAt[i] is where node i's context record sits in tables.contexts.
 	ctxAt []spillSpan
 }
@@ -262,7 +308,7 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 // rebuildTables are the files a rebuild writes: four sstables it ingests
 // together and two spill files. Pebble ingests several tables at once only if
 // their key ranges do not overlap, so the keyspace is cut where the streamed
-// tables sit: g/* and s/d; s/f; s/m and s/t; s/x.
+// tables sit: g/*, r/* and s/d; s/f; s/m and s/t; s/x.
 type rebuildTables struct {
 	graph, fwd, meta, text *tableFile
 	blocks, contexts       *spillFile
@@ -361,7 +407,7 @@ func (t *tableFile) close() error {
 }
 
 // writeTables writes what bld holds (link graph, doc records, format, stats,
-// commit, postings) into their tables, in key order (g/a, g/c, g/n, s/d | s/m,
+// commit, postings) into their tables, in key order (g/a, g/c, g/n, r/, s/d | s/m,
 // s/t), dropping each part from the builder once written, and finishes all four.
 func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilder) error {
 	set := t.graph.set
@@ -388,6 +434,10 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 		nb = r.encode(nb[:0])
 		set(nodeKey(prefixNode, r.names.path), nb)
 	}
+	for _, r := range bld.rows {
+		set(r.Key, r.Value)
+	}
+	bld.rows = nil
 	for id, rec := range bld.recs {
 		set(docKey(prefixDoc, uint32(id)), rec.encode())
 	}

@@ -29,7 +29,7 @@ func BenchmarkRebuild(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(size))
 		for b.Loop() {
-			if err := ix.Rebuild(context.Background(), "c1", parsedSeq(notes), nil); err != nil {
+			if err := ix.Rebuild(context.Background(), "c1", DocRecords(parsedSeq(notes)), nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -72,7 +72,7 @@ func BenchmarkUpdate(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if err := ix.Update(context.Background(), fmt.Sprint(i), batches[i%2][:n], nil); err != nil {
+					if err := ix.Update(context.Background(), DocBatch(fmt.Sprint(i), batches[i%2][:n], nil)); err != nil {
 						b.Fatal(err)
 					}
 					i++

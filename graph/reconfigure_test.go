@@ -97,7 +97,7 @@ func TestIndex_ReconfigureConcurrent(t *testing.T) {
 		defer wg.Done()
 		docs := mkDocs(t, map[string]string{"tech/extra.md": "# Extra\n\nMore about bloom filters.\n"})
 		for i := range 20 {
-			if err := ix.Update(ctx, fmt.Sprint("u", i), docs, nil); err != nil {
+			if err := ix.Update(ctx, graph.DocBatch(fmt.Sprint("u", i), docs, nil)); err != nil {
 				t.Error(err)
 				return
 			}
@@ -119,7 +119,7 @@ func TestIndex_ReconfigureConcurrent(t *testing.T) {
 	wg.Wait()
 	got := search(t, ix, "bloom", graph.SearchOptions{Limit: 20}).Hits
 	fresh := fixtureIndex(t, other)
-	if err := fresh.Update(ctx, "u", mkDocs(t, map[string]string{"tech/extra.md": "# Extra\n\nMore about bloom filters.\n"}), nil); err != nil {
+	if err := fresh.Update(ctx, graph.DocBatch("u", mkDocs(t, map[string]string{"tech/extra.md": "# Extra\n\nMore about bloom filters.\n"}), nil)); err != nil {
 		t.Fatal(err)
 	}
 	if want := search(t, fresh, "bloom", graph.SearchOptions{Limit: 20}).Hits; !reflect.DeepEqual(got, want) {

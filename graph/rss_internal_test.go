@@ -68,7 +68,7 @@ func TestServeChild(t *testing.T) {
 	}
 	defer ix.Close()
 	if root := os.Getenv("NORN_SERVE_REBUILD"); root != "" {
-		if err := ix.Rebuild(context.Background(), "c1", parsedSeq(rawVault(t, root)), nil); err != nil {
+		if err := ix.Rebuild(context.Background(), "c1", DocRecords(parsedSeq(rawVault(t, root))), nil); err != nil {
 			t.Fatal(err)
 		}
 		fmt.Printf("serve-rss: hwm=%dkB rss=%dkB\n", procStatus(t, "VmHWM"), procStatus(t, "VmRSS"))

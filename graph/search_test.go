@@ -15,7 +15,7 @@ import (
 func fixtureIndex(t *testing.T, opts graph.Options) *graph.Index {
 	t.Helper()
 	ix, _ := openIndex(t, opts)
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, vault)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, vault))), nil); err != nil {
 		t.Fatal(err)
 	}
 	return ix
@@ -224,7 +224,7 @@ func TestSearch_ExactOutranksRarePrefix(t *testing.T) {
 		notes[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nabout widget %d\n", i, i)
 	}
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, notes)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, notes))), nil); err != nil {
 		t.Fatal(err)
 	}
 	got := paths(search(t, ix, "widget", graph.SearchOptions{Limit: 50}))
@@ -247,7 +247,7 @@ func TestSearch_FeedbackNeedsTwoNotes(t *testing.T) {
 		notes[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("filler words %d\n", i)
 	}
 	ix, _ := openIndex(t, graph.Options{})
-	if err := ix.Rebuild(context.Background(), "c1", seq(mkDocs(t, notes)), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, notes))), nil); err != nil {
 		t.Fatal(err)
 	}
 	got := paths(search(t, ix, "alpha beta", graph.SearchOptions{Limit: 50}))
@@ -283,7 +283,7 @@ func TestSearch_SnippetsHaveNoControlCharacters(t *testing.T) {
 	notes := map[string]string{"cr.md": "one\rtwo\rthree jackal\r\x1b[2Jgone\x7f \u009b31m\u0085\n"}
 	ix, _ := openIndex(t, graph.Options{})
 	docs := mkDocs(t, notes)
-	if err := ix.Rebuild(context.Background(), "c1", seq(docs), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	scan, err := graph.Scan(context.Background(), "jackal", seq(docs), graph.SearchOptions{})

@@ -57,7 +57,7 @@ func TestSearch_OutOfFileDescriptors(t *testing.T) {
 	for i := range 50 {
 		notes = append(notes, rawNote{note.Path(fmt.Sprintf("n%02d.md", i)), []byte(fmt.Sprintf("# Note %d\nzebra stripes number %d\n", i, i))})
 	}
-	if err := ix.Rebuild(context.Background(), "c1", parsedSeq(notes), nil); err != nil {
+	if err := ix.Rebuild(context.Background(), "c1", DocRecords(parsedSeq(notes)), nil); err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()

@@ -18,164 +18,207 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// Update indexes put and removes remove, in one atomic batch that also records
-// commit as the commit the index reflects. A path already indexed that is put
-// again replaces its old postings; removing a path that is not indexed is a no-op.
-// A path may not be both put and removed, nor put twice.
+// Update writes batch's records: it indexes each Doc, drops each Remove's path and
+// sets or deletes each Row, in one atomic pebble batch that also records
+// batch.Commit as the commit the index reflects, so that after a crash all of them
+// are there with that commit or none of them are. A path already indexed that is
+// put again replaces its old postings; removing a path that is not indexed is a
+// no-op. A path may not be both put and removed, nor put twice, and a row may not
+// be given twice: such a batch is ErrInvalidBatch and writes nothing.
 //
 // The batch is written without fsync: after a crash the index may come back as
 // it was before some recent Updates, always with the commit those Updates had not
 // yet recorded, so catching up from Commit() is exact.
-func (ix *Index) Update(ctx context.Context, commit string, put []Doc, remove []note.Path) error {
+func (ix *Index) Update(ctx context.Context, batch Batch) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	if err := ix.checkOpen(); err != nil {
 		return err
 	}
-	if err := checkDocs(put, remove); err != nil {
-		return fmt.Errorf("update index: %w", err)
-	}
-	dt := ix.docs // only writers change it, and we hold writeMu
-	st := dt.stats
-	b := ix.db.NewBatch()
-	defer b.Close()
-
-	changes := map[string][]change{}
-	removed := map[uint32]bool{}
-	// dropDoc removes a doc's postings (its forward list: terms, the hash of each
-	// posting), except those in keep (a re-put doc's postings that did not
-	// change: term → hash), which it deletes from keep.
-	dropDoc := func(id uint32, terms []fwdTerm, keep map[string]uint32) error {
-		for _, t := range terms {
-			if h, ok := keep[t.term]; ok && h == t.hash {
-				delete(keep, t.term)
-				continue
-			}
-			changes[t.term] = append(changes[t.term], change{doc: id})
-		}
-		info := dt.docs[id]
-		st.docs--
-		for f := range st.total {
-			st.total[f] -= uint64(info.lens[f])
-		}
-		removed[id] = true
-		return nil
-	}
-	for _, p := range remove {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		id, ok := dt.byPath[p]
-		if !ok {
-			continue
-		}
-		terms, err := ix.forward(id)
-		if err == nil {
-			err = dropDoc(id, terms, nil)
-		}
-		if err != nil {
-			return fmt.Errorf("update index: remove %s: %w", p, err)
-		}
-		b.Delete(docKey(prefixDoc, id), nil)
-		b.Delete(docKey(prefixFwd, id), nil)
-		b.Delete(docKey(prefixText, id), nil)
-	}
-	// Analyse the notes first, and read the forward lists of those indexed
-	// already, on several cores when there are many.
-	ads, err := ix.prepareDocs(ctx, dt, put)
+	parts, err := batch.split()
 	if err != nil {
 		return fmt.Errorf("update index: %w", err)
 	}
-	var nodes []nodeRec
-	var atts []note.Path
-	var buf []byte
+	u := ix.newUpdate()
+	defer u.b.Close()
+	// Rows go first: a failure in what follows must discard them with the rest.
+	if err := writeRows(u.b, parts.rows); err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
+	if err := u.removeDocs(ctx, parts.remove); err != nil {
+		return err
+	}
+	if err := u.putDocs(ctx, parts.put); err != nil {
+		return err
+	}
+	if err := ix.writeTerms(ctx, u.b, u.changes); err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
+	u.b.Set([]byte(keyStats), u.st.encode(), nil)
+	u.b.Set([]byte(keyCommit), []byte(batch.Commit), nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return u.publish(batch.Commit, parts.remove)
+}
+
+// update is an Update in progress: the pebble batch it fills, and what changes in
+// memory once that batch is committed.
+type update struct {
+	ix *Index
+	dt *docTable // only writers change it, and Update holds writeMu
+	st stats     // dt's stats as they will be
+	b  *pebble.Batch
+	// changes are the postings to write, by term; removed the doc ids dropped
+	// (and not put again); puts the doc records put.
+	changes map[string][]change
+	removed map[uint32]bool
+	puts    []putDoc
+	// The link graph's side: the node records put, and the attachments.
+	nodes []nodeRec
+	atts  []note.Path
+	buf   []byte
+}
+
+type putDoc struct {
+	id  uint32
+	rec docRecord
+}
+
+func (ix *Index) newUpdate() *update {
+	return &update{ix: ix, dt: ix.docs, st: ix.docs.stats, b: ix.db.NewBatch(),
+		changes: map[string][]change{}, removed: map[uint32]bool{}}
+}
+
+// dropDoc removes a doc's postings (its forward list: terms, the hash of each
+// posting), except those in keep (a re-put doc's postings that did not change:
+// term → hash), which it deletes from keep.
+func (u *update) dropDoc(id uint32, terms []fwdTerm, keep map[string]uint32) {
+	for _, t := range terms {
+		if h, ok := keep[t.term]; ok && h == t.hash {
+			delete(keep, t.term)
+			continue
+		}
+		u.changes[t.term] = append(u.changes[t.term], change{doc: id})
+	}
+	info := u.dt.docs[id]
+	u.st.docs--
+	for f := range u.st.total {
+		u.st.total[f] -= uint64(info.lens[f])
+	}
+	u.removed[id] = true
+}
+
+// removeDocs drops the records of the paths in remove: a note's postings, doc
+// record, forward list and text; its or an attachment's link records.
+func (u *update) removeDocs(ctx context.Context, remove []note.Path) error {
 	for _, p := range remove {
-		b.Delete(nodeKey(prefixNode, p), nil)
-		b.Delete(nodeKey(prefixContext, p), nil)
-		b.Delete(nodeKey(prefixAttachment, p), nil)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		u.b.Delete(nodeKey(prefixNode, p), nil)
+		u.b.Delete(nodeKey(prefixContext, p), nil)
+		u.b.Delete(nodeKey(prefixAttachment, p), nil)
+		id, ok := u.dt.byPath[p]
+		if !ok {
+			continue
+		}
+		terms, err := u.ix.forward(id)
+		if err != nil {
+			return fmt.Errorf("update index: remove %s: %w", p, err)
+		}
+		u.dropDoc(id, terms, nil)
+		u.b.Delete(docKey(prefixDoc, id), nil)
+		u.b.Delete(docKey(prefixFwd, id), nil)
+		u.b.Delete(docKey(prefixText, id), nil)
+	}
+	return nil
+}
+
+// putDocs analyses the notes of put (on several cores when there are many) and
+// writes their records: link records for notes and attachments; for notes, the
+// postings that changed, doc record, forward list and stored text.
+func (u *update) putDocs(ctx context.Context, put []Doc) error {
+	ads, err := u.ix.prepareDocs(ctx, u.dt, put)
+	if err != nil {
+		return fmt.Errorf("update index: %w", err)
 	}
 	for i, d := range put {
 		if d.Note == nil {
-			atts = append(atts, d.Path)
-			b.Set(nodeKey(prefixAttachment, d.Path), nil, nil)
+			u.atts = append(u.atts, d.Path)
+			u.b.Set(nodeKey(prefixAttachment, d.Path), nil, nil)
 			continue
 		}
 		r := ads[i].ad.node
-		buf = r.encode(buf[:0])
-		b.Set(nodeKey(prefixNode, d.Path), buf, nil)
-		b.Set(nodeKey(prefixContext, d.Path), ads[i].ad.contexts, nil)
-		nodes = append(nodes, r)
+		u.buf = r.encode(u.buf[:0])
+		u.b.Set(nodeKey(prefixNode, d.Path), u.buf, nil)
+		u.b.Set(nodeKey(prefixContext, d.Path), ads[i].ad.contexts, nil)
+		u.nodes = append(u.nodes, r)
 	}
-
-	type putDoc struct {
-		id  uint32
-		rec docRecord
-	}
-	puts := make([]putDoc, 0, len(put))
+	u.puts = make([]putDoc, 0, len(put))
 	for i, d := range put {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pd := ads[i]
-		if pd.ad == nil {
-			continue // an attachment: not searched
+		if ads[i].ad != nil { // not an attachment: searched
+			u.putNote(d.Path, &ads[i])
 		}
-		ad, fresh := pd.ad, pd.fresh
-		id, ok := dt.byPath[d.Path]
-		if ok {
-			if err := dropDoc(id, pd.old, fresh); err != nil {
-				return fmt.Errorf("update index: put %s: %w", d.Path, err)
-			}
-		} else {
-			id = st.next
-			st.next++
-		}
-		rec := ad.rec
-		st.docs++
-		for f := range st.total {
-			st.total[f] += uint64(rec.lens[f])
-		}
-		for _, e := range ad.entries {
-			if _, ok := fresh[e.term]; !ok {
-				continue // unchanged
-			}
-			changes[e.term] = append(changes[e.term], change{doc: id, put: true, head: e.head, pos: e.pos})
-		}
-		b.Set(docKey(prefixDoc, id), rec.encode(), nil)
-		buf = forwardList(buf[:0], ad.entries)
-		b.Set(docKey(prefixFwd, id), buf, nil)
-		b.Set(docKey(prefixText, id), ad.text, nil)
-		puts = append(puts, putDoc{id, rec})
-		delete(removed, id)
 	}
+	return nil
+}
 
-	if err := ix.writeTerms(ctx, b, changes); err != nil {
-		return fmt.Errorf("update index: %w", err)
+// putNote writes the search records of one analysed note at path.
+func (u *update) putNote(path note.Path, pd *preparedDoc) {
+	ad, fresh := pd.ad, pd.fresh
+	id, ok := u.dt.byPath[path]
+	if ok {
+		u.dropDoc(id, pd.old, fresh)
+	} else {
+		id = u.st.next
+		u.st.next++
 	}
-	b.Set([]byte(keyStats), st.encode(), nil)
-	b.Set([]byte(keyCommit), []byte(commit), nil)
-	if err := ctx.Err(); err != nil {
-		return err
+	rec := ad.rec
+	u.st.docs++
+	for f := range u.st.total {
+		u.st.total[f] += uint64(rec.lens[f])
 	}
+	for _, e := range ad.entries {
+		if _, ok := fresh[e.term]; !ok {
+			continue // unchanged
+		}
+		u.changes[e.term] = append(u.changes[e.term], change{doc: id, put: true, head: e.head, pos: e.pos})
+	}
+	u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
+	u.buf = forwardList(u.buf[:0], ad.entries)
+	u.b.Set(docKey(prefixFwd, id), u.buf, nil)
+	u.b.Set(docKey(prefixText, id), ad.text, nil)
+	u.puts = append(u.puts, putDoc{id, rec})
+	delete(u.removed, id)
+}
 
+// publish commits the batch and brings the in-memory tables to it, under ix.mu
+// so a search sees the index before or after, never between.
+func (u *update) publish(commit string, remove []note.Path) error {
+	ix := u.ix
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := u.b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("update index: %w", corrupt(err))
 	}
-	for id := range removed {
+	dt := u.dt
+	for id := range u.removed {
 		dt.remove(id)
 	}
-	for _, p := range puts {
+	for _, p := range u.puts {
 		dt.set(p.id, p.rec)
 	}
-	dt.grow(st.next)
-	dt.stats = st
+	dt.grow(u.st.next)
+	dt.stats = u.st
 	dt.refresh(&ix.opts.Weights)
 	// The link graph in memory follows; one not read yet will be read from the
 	// records this batch wrote.
 	if lg := ix.links.loaded(); lg != nil {
-		lg.apply(nodes, atts, remove)
+		lg.apply(u.nodes, u.atts, remove)
 	}
 	ix.commit = commit
 	return nil
@@ -361,19 +404,27 @@ func (ix *Index) checkOpen() error {
 func checkDocs(put []Doc, remove []note.Path) error {
 	seen := make(map[note.Path]bool, len(put))
 	for _, d := range put {
-		if d.Path == "" {
-			return fmt.Errorf("put: empty path")
+		if err := checkPut(d, seen); err != nil {
+			return err
 		}
-		if seen[d.Path] {
-			return fmt.Errorf("put %s twice", d.Path)
-		}
-		seen[d.Path] = true
 	}
 	for _, p := range remove {
 		if seen[p] {
-			return fmt.Errorf("%s both put and removed", p)
+			return fmt.Errorf("%w: %s both put and removed", ErrInvalidBatch, p)
 		}
 	}
+	return nil
+}
+
+// checkPut checks d's path, not empty and not in seen, and adds it to seen.
+func checkPut(d Doc, seen map[note.Path]bool) error {
+	if d.Path == "" {
+		return fmt.Errorf("%w: put: empty path", ErrInvalidBatch)
+	}
+	if seen[d.Path] {
+		return fmt.Errorf("%w: put %s twice", ErrInvalidBatch, d.Path)
+	}
+	seen[d.Path] = true
 	return nil
 }
 

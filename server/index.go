@@ -412,7 +412,7 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 		}
 		slices.SortFunc(put, func(a, b graph.Doc) int { return order[a.Path] - order[b.Path] })
 	}
-	if err := ix.Update(ctx, head, put, remove); err != nil {
+	if err := ix.Update(ctx, graph.DocBatch(head, put, remove)); err != nil {
 		return fmt.Errorf("catch up index: %w", err)
 	}
 	return nil
@@ -452,7 +452,7 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
 	}
-	if err := ix.Rebuild(ctx, string(head), readDocs(ctx, x.vault, x.privacy(), files), p); err != nil {
+	if err := ix.Rebuild(ctx, string(head), graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), files)), p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	// A rebuild holds every posting in memory at once; give that back to the OS
