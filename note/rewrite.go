@@ -465,11 +465,6 @@ func RelativeTarget(from, to Path, old string) string {
 	return rel
 }
 
-// hasMDSuffix reports whether s ends in ".md", case-insensitively.
-func hasMDSuffix(s string) bool {
-	return len(s) >= 3 && strings.EqualFold(s[len(s)-3:], ".md")
-}
-
 // edgeSite is where one edge's `to` value is in a note's Raw.
 type edgeSite struct {
 	start, end, line int

@@ -230,7 +230,7 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 			}
 			return nil, err
 		}
-		if !isNote(p) {
+		if !note.IsNote(p) {
 			return nil, fmt.Errorf("%w: %s is not a note: a move takes notes (*.md), whose links it rewrites", repo.ErrInvalid, p)
 		}
 	}
@@ -690,10 +690,10 @@ func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, he
 	lead := strings.HasPrefix(old, "/")
 	bare := strings.TrimLeft(old, "/")
 	pathStyle := strings.Contains(bare, "/")
-	withMD := isNote(note.Path(bare))
+	withMD := note.IsNote(note.Path(bare))
 	name := string(want) // attachments keep their extension
 	ext := ""
-	if isNote(want) {
+	if note.IsNote(want) {
 		name, ext = name[:len(name)-3], name[len(name)-3:]
 	}
 	key := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), ".md") }

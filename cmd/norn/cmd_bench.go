@@ -241,7 +241,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	var notes []note.Path
 	for _, f := range files {
-		if strings.HasSuffix(strings.ToLower(string(f.Path)), ".md") {
+		if note.IsNote(f.Path) {
 			notes = append(notes, f.Path)
 		}
 	}

@@ -96,7 +96,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	notes, warned := 0, 0
 	for f, b := range v.Contents(ctx, files) {
-		if !strings.HasSuffix(strings.ToLower(string(f.Path)), ".md") {
+		if !note.IsNote(f.Path) {
 			continue
 		}
 		notes++
