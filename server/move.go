@@ -600,7 +600,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path, hidden graph.
 			}
 			d.Context = ""
 			if site, ok := edgeSite(n, d); ok {
-				d.Line, d.Context = site.Line, lineAt(n.Raw, site.Start)
+				d.Line, d.Context = site.Line, note.LineAt(n.Raw, site.Start)
 			}
 		}
 		a := r1.ResolveHiding(d.From, l, hidden)
