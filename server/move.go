@@ -254,52 +254,23 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 }
 
 func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, error) {
-	hidden := func(p note.Path) bool { return r.Hidden != nil && r.Hidden(p) }
-	// name is how a message names p: not at all when it is hidden.
-	name := func(p note.Path) string {
-		if hidden(p) {
-			return "a note you cannot see"
-		}
-		return string(p)
-	}
-	from, fromRev, err := lv.note(ctx, r.From)
-	if errors.Is(err, repo.ErrNotFound) || err == nil && hidden(r.From) {
-		return nil, errNoNote(r.From)
-	}
+	m := &movePlanner{lv: lv, r: r}
+	from, fromRev, err := m.checkEnds(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if rev, err := lv.revision(ctx, r.To); err != nil {
-		return nil, err
-	} else if rev != "" && hidden(r.To) {
-		// Not a conflict: retrying cannot help, and the revision is not the caller's.
-		return nil, fmt.Errorf("%w: %s is taken by a note you cannot see, and a move never overwrites: choose another path", repo.ErrInvalid, r.To)
-	} else if rev != "" {
-		// Not a conflict either: no revision makes a move overwrite.
-		return nil, fmt.Errorf("%w: %s exists (revision %s), and a move never overwrites: choose another path, or archive that note first", repo.ErrInvalid, r.To, rev)
-	}
-	if r.ExpectedRevision != "" && r.ExpectedRevision != fromRev {
-		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
 	}
 	inbound, err := lv.src.Inbound(r.From)
 	if err != nil {
 		return nil, graphErr("move", err)
 	}
-	before, _, err := lv.src.Resolver()
-	if err != nil {
+	if m.before, _, err = lv.src.Resolver(); err != nil {
 		return nil, graphErr("move", err)
-	}
-	after := func(p note.Path) note.Path {
-		if p == r.From {
-			return r.To
-		}
-		return p
 	}
 
 	// Names after the move: the moved note at its new path (its title may come
 	// from the file name), everything else as it is.
 	moved0 := parseAt(r.To, from.Raw)
-	r1 := before.With([]note.Path{r.From}, []*note.Note{moved0})
+	r1 := m.before.With([]note.Path{r.From}, []*note.Note{moved0})
 
 	// Rewrite the notes linking to From, and From itself.
 	sources := map[note.Path]bool{r.From: true}
@@ -310,38 +281,114 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 			order = append(order, in.From)
 		}
 	}
+	newBytes, err := m.rewrite(ctx, r1, order)
+	if err != nil {
+		return nil, err
+	}
+
+	// The notes as the move leaves them (by path before the move), and a resolver
+	// over the vault after it.
+	final, names, rf := m.afterMove(ctx, from, moved0, newBytes)
+
+	// Check every link that can resolve differently after the move: those of the
+	// rewritten notes and of every note whose links meet a name that changes
+	// (From's, its new one's, a rewritten note's changed title, aliases or
+	// headings). Each that resolved still resolves to the same note (the moved
+	// one at its new path).
+	check, err := m.checkLinks(ctx, names, order, sources, final, rf)
+	if err != nil {
+		return nil, err
+	}
+	return m.plan(ctx, fromRev, names, check, newBytes)
+}
+
+// movePlanner is one planning of a move: the request, the links it reads, and
+// the resolver over the vault before the move.
+type movePlanner struct {
+	lv     *linkView
+	r      MoveRequest
+	before *graph.Resolver
+}
+
+func (m *movePlanner) hidden(p note.Path) bool { return m.r.Hidden != nil && m.r.Hidden(p) }
+
+// name is how a message names p: not at all when it is hidden.
+func (m *movePlanner) name(p note.Path) string {
+	if m.hidden(p) {
+		return "a note you cannot see"
+	}
+	return string(p)
+}
+
+// after is where the note at p is after the move.
+func (m *movePlanner) after(p note.Path) note.Path {
+	if p == m.r.From {
+		return m.r.To
+	}
+	return p
+}
+
+// checkEnds reads the note to move and checks the move's ends: From exists and
+// is visible (and at ExpectedRevision, when given), To is free.
+func (m *movePlanner) checkEnds(ctx context.Context) (*note.Note, repo.Revision, error) {
+	from, fromRev, err := m.lv.note(ctx, m.r.From)
+	if errors.Is(err, repo.ErrNotFound) || err == nil && m.hidden(m.r.From) {
+		return nil, "", errNoNote(m.r.From)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if rev, err := m.lv.revision(ctx, m.r.To); err != nil {
+		return nil, "", err
+	} else if rev != "" && m.hidden(m.r.To) {
+		// Not a conflict: retrying cannot help, and the revision is not the caller's.
+		return nil, "", fmt.Errorf("%w: %s is taken by a note you cannot see, and a move never overwrites: choose another path", repo.ErrInvalid, m.r.To)
+	} else if rev != "" {
+		// Not a conflict either: no revision makes a move overwrite.
+		return nil, "", fmt.Errorf("%w: %s exists (revision %s), and a move never overwrites: choose another path, or archive that note first", repo.ErrInvalid, m.r.To, rev)
+	}
+	if m.r.ExpectedRevision != "" && m.r.ExpectedRevision != fromRev {
+		return nil, "", &repo.ConflictError{Path: m.r.From, Expected: m.r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
+	}
+	return from, fromRev, nil
+}
+
+// rewrite works out the new bytes of the notes in order (From and the notes
+// linking to it), by path before the move; a note whose links need no change is
+// left out. r1 resolves names after the move.
+func (m *movePlanner) rewrite(ctx context.Context, r1 *graph.Resolver, order []note.Path) (map[note.Path][]byte, error) {
 	newBytes := map[note.Path][]byte{} // by path before the move
 	for _, p := range order {
-		n, _, err := lv.note(ctx, p)
+		n, _, err := m.lv.note(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		src := after(p)
+		src := m.after(p)
 		var decide []string // per site: the new target, or "\x00" to keep
 		for _, l := range sitesOf(n) {
 			keep := "\x00"
-			b := before.Resolve(p, l)
+			b := m.before.Resolve(p, l)
 			switch {
-			case b.Status == graph.LinkResolved && (p == r.From || b.Target == r.From):
+			case b.Status == graph.LinkResolved && (p == m.r.From || b.Target == m.r.From):
 				// Links to the note move with it; the moved note's own links keep
 				// their targets. Other links are only checked (below).
-				want := after(b.Target)
+				want := m.after(b.Target)
 				a := r1.Resolve(src, l)
 				if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) &&
-					(b.Target != r.From || !namesFile(l, r.From)) {
+					(b.Target != m.r.From || !namesFile(l, m.r.From)) {
 					break // still right, by a title or an alias, or from the new folder
 				}
 				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, false)
 				if !ok {
-					if hidden(p) {
-						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
+					if m.hidden(p) {
+						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, m.r.From)
 					}
-					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, name(want), linkText(n, l))
+					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, m.name(want), linkText(n, l))
 				}
 				keep = t
-			case p == r.From && isRelative(l):
+			case p == m.r.From && isRelative(l):
 				// A broken relative link keeps naming the same vault path.
-				abs := path.Join(r.From.Folder(), strings.TrimSpace(l.Target))
+				abs := path.Join(m.r.From.Folder(), strings.TrimSpace(l.Target))
 				if abs == "." || abs == ".." || strings.HasPrefix(abs, "../") {
 					break
 				}
@@ -363,41 +410,48 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 			return nil, fmt.Errorf("%w: rewrite the links of %s: %w", repo.ErrInvalid, p, err)
 		}
 		if !bytes.Equal(out, n.Raw) {
-			if hidden(p) {
+			if m.hidden(p) {
 				// Its links cannot be left behind (they would break) nor rewritten by
 				// someone who may not see it; nor may the refusal name it.
-				return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
+				return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, m.r.From)
 			}
 			newBytes[p] = out
 		}
 	}
 
-	// The notes as the move leaves them (by path before the move), and a resolver
-	// over the vault after it.
-	final := map[note.Path]*note.Note{r.From: moved0}
+	return newBytes, nil
+}
+
+// afterMove returns the notes as the move leaves them (by path before the move),
+// the notes whose names change (before and after), and a resolver over the vault
+// after the move.
+func (m *movePlanner) afterMove(ctx context.Context, from, moved0 *note.Note, newBytes map[note.Path][]byte) (map[note.Path]*note.Note, []*note.Note, *graph.Resolver) {
+	final := map[note.Path]*note.Note{m.r.From: moved0}
 	for p, b := range newBytes {
-		final[p] = parseAt(after(p), b)
+		final[p] = parseAt(m.after(p), b)
 	}
 	gone := make([]note.Path, 0, len(final))
 	added := make([]*note.Note, 0, len(final))
-	names := []*note.Note{from, moved0, final[r.From]}
-	for p, m := range final {
+	names := []*note.Note{from, moved0, final[m.r.From]}
+	for p, f := range final {
 		gone = append(gone, p)
-		added = append(added, m)
-		if p != r.From {
-			if n, _, _ := lv.note(ctx, p); namesChanged(n, m) {
-				names = append(names, n, m)
+		added = append(added, f)
+		if p != m.r.From {
+			if n, _, _ := m.lv.note(ctx, p); namesChanged(n, f) {
+				names = append(names, n, f)
 			}
 		}
 	}
-	rf := before.With(gone, added)
+	return final, names, m.before.With(gone, added)
 
-	// Check every link that can resolve differently after the move: those of the
-	// rewritten notes and of every note whose links meet a name that changes
-	// (From's, its new one's, a rewritten note's changed title, aliases or
-	// headings). Each that resolved still resolves to the same note (the moved
-	// one at its new path).
-	referrers, err := lv.src.Referrers(names)
+}
+
+// checkLinks checks every link of the notes in order and of the notes referring
+// to names: each that resolved before the move must resolve to the same note
+// after it (by rf). It returns the notes checked.
+func (m *movePlanner) checkLinks(ctx context.Context, names []*note.Note, order []note.Path, sources map[note.Path]bool,
+	final map[note.Path]*note.Note, rf *graph.Resolver) ([]note.Path, error) {
+	referrers, err := m.lv.src.Referrers(names)
 	if err != nil {
 		return nil, graphErr("move", err)
 	}
@@ -407,25 +461,25 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 	var problems []string
 	captured, hiddenProblem := 0, false
 	for _, p := range check {
-		n, _, err := lv.note(ctx, p)
+		n, _, err := m.lv.note(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		m := n
-		if f, ok := final[p]; ok {
-			m = f
+		f := n // the note after the move
+		if fn, ok := final[p]; ok {
+			f = fn
 		}
-		was, now := sitesOf(n), sitesOf(m)
+		was, now := sitesOf(n), sitesOf(f)
 		if len(was) != len(now) {
 			return nil, fmt.Errorf("%w: rewriting %s changed its number of links", repo.ErrInvalid, n.Path)
 		}
 		for k, l := range was {
-			b := before.Resolve(n.Path, l)
+			b := m.before.Resolve(n.Path, l)
 			if b.Status != graph.LinkResolved {
 				continue
 			}
-			want := after(b.Target)
-			a := rf.Resolve(m.Path, now[k])
+			want := m.after(b.Target)
+			a := rf.Resolve(f.Path, now[k])
 			if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) {
 				continue
 			}
@@ -433,19 +487,19 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 				captured++
 			}
 			switch {
-			case hidden(n.Path):
+			case m.hidden(n.Path):
 				hiddenProblem = true
 			case len(problems) < 10:
 				where := describe(a, want)
-				if a.Status == graph.LinkResolved && hidden(a.Target) || a.Status == graph.LinkAmbiguous && slices.ContainsFunc(a.Candidates, hidden) {
+				if a.Status == graph.LinkResolved && m.hidden(a.Target) || a.Status == graph.LinkAmbiguous && slices.ContainsFunc(a.Candidates, m.hidden) {
 					where = "resolve elsewhere"
 				}
-				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", m.Path, l.Line, linkText(m, now[k]), name(b.Target), where))
+				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", f.Path, l.Line, linkText(f, now[k]), m.name(b.Target), where))
 			}
 		}
 	}
 	if hiddenProblem && len(problems) == 0 {
-		return nil, fmt.Errorf("%w: moving %s to %s would change where links in notes you cannot see resolve; choose another name", repo.ErrInvalid, r.From, r.To)
+		return nil, fmt.Errorf("%w: moving %s to %s would change where links in notes you cannot see resolve; choose another name", repo.ErrInvalid, m.r.From, m.r.To)
 	}
 	if hiddenProblem {
 		problems = append(problems, "and links in notes you cannot see")
@@ -455,10 +509,16 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 		if captured == 0 {
 			hint = "rewrite those links by hand first"
 		}
-		return nil, fmt.Errorf("%w: moving %s to %s would change where existing links resolve: %s; %s", repo.ErrInvalid, r.From, r.To, strings.Join(problems, "; "), hint)
+		return nil, fmt.Errorf("%w: moving %s to %s would change where existing links resolve: %s; %s", repo.ErrInvalid, m.r.From, m.r.To, strings.Join(problems, "; "), hint)
 	}
 
-	plan := &movePlan{touches: map[note.Path]bool{r.From: true, r.To: true}}
+	return check, nil
+}
+
+// plan is the move's plan: the notes it touches, the names it changes, and its
+// changes (the move of From, then the rewritten notes by path).
+func (m *movePlanner) plan(ctx context.Context, fromRev repo.Revision, names []*note.Note, check []note.Path, newBytes map[note.Path][]byte) (*movePlan, error) {
+	plan := &movePlan{touches: map[note.Path]bool{m.r.From: true, m.r.To: true}}
 	for _, p := range check {
 		plan.touches[p] = true
 	}
@@ -473,23 +533,23 @@ func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, er
 			}
 		}
 	}
-	plan.changes = append(plan.changes, repo.Change{Kind: repo.Move, From: r.From, Path: r.To, Content: newBytes[r.From], ExpectedRevision: fromRev})
+	plan.changes = append(plan.changes, repo.Change{Kind: repo.Move, From: m.r.From, Path: m.r.To, Content: newBytes[m.r.From], ExpectedRevision: fromRev})
 	var paths []note.Path
 	for p := range newBytes {
-		if p != r.From {
+		if p != m.r.From {
 			paths = append(paths, p)
 		}
 	}
 	sort.Slice(paths, func(i, j int) bool { return paths[i] < paths[j] })
 	for _, p := range paths {
-		_, rev, err := lv.note(ctx, p)
+		_, rev, err := m.lv.note(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		plan.changes = append(plan.changes, repo.Change{Kind: repo.Put, Path: p, Content: newBytes[p], ExpectedRevision: rev})
 	}
 	for p := range newBytes {
-		plan.rewritten = append(plan.rewritten, after(p))
+		plan.rewritten = append(plan.rewritten, m.after(p))
 	}
 	sort.Slice(plan.rewritten, func(i, j int) bool { return plan.rewritten[i] < plan.rewritten[j] })
 	return plan, nil
