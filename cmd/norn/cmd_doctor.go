@@ -11,6 +11,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
 )
 
 // check is one finding of `norn doctor`.
@@ -29,6 +30,10 @@ type doctorReport struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+func (r *doctorReport) add(name, status, detail string) {
+	r.Checks = append(r.Checks, check{name, status, detail})
+}
+
 func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("doctor", g)
 	maxWarn := fs.Int("max-warnings", 200, "list at most this many gate warnings")
@@ -41,9 +46,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	rep := doctorReport{Vault: v.Dir(), Head: v.Head()}
-	add := func(name, status, detail string) {
-		rep.Checks = append(rep.Checks, check{name, status, detail})
-	}
+	add := rep.add
 
 	// Git integrity, by git itself.
 	if gitBin, err := exec.LookPath("git"); err != nil {
@@ -89,6 +92,28 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		add("working-tree", "ok", "")
 	}
 
+	if err := doctorGates(ctx, v, gates, &rep, *maxWarn); err != nil {
+		return err
+	}
+	doctorIndex(ctx, e, g, v, settings, &rep)
+
+	failed := false
+	for _, c := range rep.Checks {
+		failed = failed || c.Status == "fail"
+	}
+	if err := printDoctor(e, g, &rep); err != nil {
+		return err
+	}
+	if failed {
+		return fmt.Errorf("the vault has problems (see above)")
+	}
+	return nil
+}
+
+// doctorGates lints every note and every path, adding warnings to rep and the
+// portable-paths and gates checks.
+func doctorGates(ctx context.Context, v *repo.Vault, gates *hooks.Gates, rep *doctorReport, maxWarn int) error {
+	add := rep.add
 	// Gates over every note, as warnings.
 	files, _, err := v.Files(ctx, "")
 	if err != nil {
@@ -105,7 +130,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 			warned++
 		}
 		for _, w := range vs {
-			if len(rep.Warnings) >= *maxWarn {
+			if len(rep.Warnings) >= maxWarn {
 				rep.Truncated = true
 				break
 			}
@@ -119,7 +144,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	if pvs := hooks.LintPaths(paths); len(pvs) > 0 {
 		add("portable-paths", "warn", fmt.Sprintf("%s that a clone on Windows or macOS cannot check out (rename them with `norn mv`)", plural(len(pvs), "path problem")))
 		for _, w := range pvs {
-			if len(rep.Warnings) >= *maxWarn {
+			if len(rep.Warnings) >= maxWarn {
 				rep.Truncated = true
 				break
 			}
@@ -133,6 +158,12 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	} else {
 		add("gates", "ok", fmt.Sprintf("%s checked", plural(notes, "note")))
 	}
+	return nil
+}
+
+// doctorIndex checks the search index (and rebuilds it when damaged).
+func doctorIndex(ctx context.Context, e *env, g *globals, v *repo.Vault, settings *server.Settings, rep *doctorReport) {
+	add := rep.add
 	x := openIndexer(ctx, e, g, v, settings)
 	commit, problem := x.Status()
 	verr := x.Verify(ctx) // damage starts a rebuild, which Close waits for
@@ -158,10 +189,10 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		add("index", "ok", fmt.Sprintf("at HEAD %.12s", commit))
 	}
 
-	failed := false
-	for _, c := range rep.Checks {
-		failed = failed || c.Status == "fail"
-	}
+}
+
+// printDoctor prints rep, as JSON with --json.
+func printDoctor(e *env, g *globals, rep *doctorReport) error {
 	if g.json {
 		if err := printJSON(e, rep); err != nil {
 			return err
@@ -181,9 +212,6 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		if rep.Truncated {
 			fmt.Fprintf(e.stdout, "  … more warnings not shown (--max-warnings)\n")
 		}
-	}
-	if failed {
-		return fmt.Errorf("the vault has problems (see above)")
 	}
 	return nil
 }
