@@ -527,7 +527,7 @@ func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPa
 		if asPath || t.v.Revision(p) != "" && c.visible(ctx, p) {
 			return p, nil
 		}
-		if md := p + ".md"; !strings.HasSuffix(strings.ToLower(name), ".md") && t.v.Revision(md) != "" && c.visible(ctx, md) {
+		if md := p + ".md"; !note.IsNote(note.Path(name)) && t.v.Revision(md) != "" && c.visible(ctx, md) {
 			return md, nil
 		}
 	}
