@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
+	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/note"
 )
 
@@ -274,34 +274,15 @@ func jsonID(m json.RawMessage) string {
 	return string(m)
 }
 
-// qrels maps query id → doc id (or path) → graded relevance.
-type qrels map[string]map[string]int
-
-func readQrels(tb testing.TB, path string) qrels {
+func readQrels(tb testing.TB, path string) metric.Qrels {
 	tb.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	q := qrels{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		var parts []string
-		if strings.Contains(line, "\t") {
-			parts = strings.Split(strings.TrimRight(line, "\r"), "\t")
-		} else {
-			parts = strings.Fields(line)
-		}
-		if len(parts) < 3 {
-			continue
-		}
-		g, err := strconv.Atoi(strings.TrimSpace(parts[2]))
-		if err != nil {
-			tb.Fatalf("qrels %s: %q: %v", path, line, err)
-		}
-		if q[parts[0]] == nil {
-			q[parts[0]] = map[string]int{}
-		}
-		q[parts[0]][parts[1]] = g
+	q, err := metric.ParseQrels(raw)
+	if err != nil {
+		tb.Fatalf("qrels %s: %v", path, err)
 	}
 	return q
 }

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -25,9 +24,6 @@ const (
 	prefixAttachment = "g/a/"
 	prefixContext    = "g/c/"
 )
-
-// maxContext is the most bytes of a link's line kept as its context.
-const maxContext = 300
 
 // EdgeKindTyped is the Kind of a typed edge from a note's `edges:` list; the other
 // kinds are note.LinkKind values.
@@ -76,7 +72,7 @@ func nodeRecOf(n *note.Note, unparsed bool) nodeRec {
 	r.contexts = make([]string, 0, len(n.Links)+len(n.Edges))
 	for _, l := range n.Links {
 		r.links = append(r.links, glink{kind: string(l.Kind), target: l.Target, heading: l.Heading, block: l.Block, line: l.Line})
-		r.contexts = append(r.contexts, lineAt(n.Raw, l.Start))
+		r.contexts = append(r.contexts, note.LineAt(n.Raw, l.Start))
 	}
 	for _, e := range n.Edges {
 		l := glink{kind: EdgeKindTyped, target: e.Target, line: e.Line, etype: e.Type, why: e.Why}
@@ -206,26 +202,4 @@ func (d *decoder) count() int {
 
 func nodeKey(prefix string, p note.Path) []byte {
 	return append([]byte(prefix), p...)
-}
-
-// lineAt returns the line of raw holding offset off, trimmed and cut at maxContext
-// bytes on a UTF-8 boundary.
-func lineAt(raw []byte, off int) string {
-	off = min(max(off, 0), len(raw))
-	start := bytes.LastIndexByte(raw[:off], '\n') + 1
-	end := bytes.IndexByte(raw[off:], '\n')
-	if end < 0 {
-		end = len(raw)
-	} else {
-		end += off
-	}
-	line := bytes.TrimSpace(raw[start:end])
-	if len(line) > maxContext {
-		cut := maxContext
-		for cut > 0 && line[cut]&0xc0 == 0x80 {
-			cut-- // do not cut a UTF-8 sequence
-		}
-		line = line[:cut]
-	}
-	return string(line)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/norn-vault/norn/bench/metric"
 )
 
 // buildIndex rebuilds a fresh index in a temp dir from docs.
@@ -84,12 +86,12 @@ func writeRun(tb testing.TB, path string, run map[string][]string) {
 
 // anchor holds the FTS5 baseline's figures (bench/README.md, re-measured in the
 // same session for docs/search-quality.md).
-var anchor = map[string]metrics{
-	"ir-cranfield": {MAP: .3068, NDCG10: .3619},
-	"ir-cisi":      {MAP: .1362, NDCG10: .3335},
-	"ir-cacm":      {MAP: .2652, NDCG10: .4118},
-	"obsidian-hub": {MRR10: .1063},
-	"cpp-docs":     {MRR10: .525},
+var anchor = map[string]metric.Scores{
+	"ir-cranfield": {MAP: .3068, NDCG: .3619},
+	"ir-cisi":      {MAP: .1362, NDCG: .3335},
+	"ir-cacm":      {MAP: .2652, NDCG: .4118},
+	"obsidian-hub": {MRR: .1063},
+	"cpp-docs":     {MRR: .525},
 }
 
 // TestQuality_IR builds an index from each IR collection, runs its queries and
@@ -108,15 +110,15 @@ func TestQuality_IR(t *testing.T) {
 			needDir(t, dir)
 			ix := buildIndex(t, irDocs(t, dir), Options{})
 			run, lat := runQueries(t, ix, readQueries(t, filepath.Join(dir, "queries.jsonl")), 100)
-			m := score(readQrels(t, filepath.Join(dir, "qrels.tsv")), run)
+			m := metric.Score(readQrels(t, filepath.Join(dir, "qrels.tsv")), run, 10)
 			t.Logf("%s: MAP %.4f nDCG@10 %.4f MRR@10 %.4f P@10 %.4f R@100 %.4f (%d queries, p50 %v)",
-				name, m.MAP, m.NDCG10, m.MRR10, m.P10, m.R100, m.Queries, p50(lat))
+				name, m.MAP, m.NDCG, m.MRR, m.P, m.R100, m.Queries, p50(lat))
 			if out := os.Getenv("NORN_RUN_DIR"); out != "" {
 				writeRun(t, filepath.Join(out, name+".run.jsonl"), run)
 			}
 			a := anchor[name]
-			if m.MAP < 1.1*a.MAP || m.NDCG10 < 1.1*a.NDCG10 {
-				t.Errorf("%s: MAP %.4f nDCG@10 %.4f, want ≥ %.4f and ≥ %.4f", name, m.MAP, m.NDCG10, 1.1*a.MAP, 1.1*a.NDCG10)
+			if m.MAP < 1.1*a.MAP || m.NDCG < 1.1*a.NDCG {
+				t.Errorf("%s: MAP %.4f nDCG@10 %.4f, want ≥ %.4f and ≥ %.4f", name, m.MAP, m.NDCG, 1.1*a.MAP, 1.1*a.NDCG)
 			}
 		})
 	}
@@ -142,14 +144,14 @@ func TestQuality_KnownItem(t *testing.T) {
 			ix := buildIndex(t, docs, Options{})
 			qs := readQueries(t, filepath.Join(benchDir, "queries", set.name+".queries.jsonl"))
 			run, lat := runQueries(t, ix, qs, 10)
-			m := score(readQrels(t, filepath.Join(benchDir, "queries", set.name+".qrels.tsv")), run)
+			m := metric.Score(readQrels(t, filepath.Join(benchDir, "queries", set.name+".qrels.tsv")), run, 10)
 			t.Logf("%s: MRR@10 %.4f top1 %.4f nDCG@10 %.4f (%d queries, %d notes, %d unparsable, p50 %v)",
-				set.name, m.MRR10, m.Top1, m.NDCG10, m.Queries, len(docs), bad, p50(lat))
+				set.name, m.MRR, m.Top1, m.NDCG, m.Queries, len(docs), bad, p50(lat))
 			if out := os.Getenv("NORN_RUN_DIR"); out != "" {
 				writeRun(t, filepath.Join(out, set.name+".run.jsonl"), run)
 			}
-			if a := anchor[set.name]; m.MRR10 < a.MRR10 {
-				t.Errorf("%s: MRR@10 %.4f, want ≥ %.4f (FTS5)", set.name, m.MRR10, a.MRR10)
+			if a := anchor[set.name]; m.MRR < a.MRR {
+				t.Errorf("%s: MRR@10 %.4f, want ≥ %.4f (FTS5)", set.name, m.MRR, a.MRR)
 			}
 		})
 	}

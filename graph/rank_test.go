@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/graph"
 )
 
@@ -49,8 +50,7 @@ func TestRank_Golden(t *testing.T) {
 	}
 	defer f.Close()
 	var out strings.Builder
-	var r1, r5, mrr float64
-	n := 0
+	qrels, run := metric.Qrels{}, map[string][]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -71,20 +71,13 @@ func TestRank_Golden(t *testing.T) {
 			if string(h.Path) == want && rank == 0 {
 				rank = i + 1
 			}
+			run[q] = append(run[q], string(h.Path))
 		}
-		n++
-		if rank == 1 {
-			r1++
-		}
-		if rank >= 1 && rank <= 5 {
-			r5++
-		}
-		if rank > 0 {
-			mrr += 1 / float64(rank)
-		}
+		qrels[q] = map[string]int{want: 1}
 		fmt.Fprintf(&out, "%-40q rank %2d  top %s\n", q, rank, strings.Join(top, " "))
 	}
-	fmt.Fprintf(&out, "queries %d  recall@1 %.4f  recall@5 %.4f  MRR %.4f\n", n, r1/float64(n), r5/float64(n), mrr/float64(n))
+	at10, at5 := metric.Score(qrels, run, 10), metric.Score(qrels, run, 5)
+	fmt.Fprintf(&out, "queries %d  recall@1 %.4f  recall@5 %.4f  MRR %.4f\n", at10.Queries, at10.Recall1, at5.RecallK, at10.MRR)
 	golden := filepath.Join(root, "golden.txt")
 	if *update {
 		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {

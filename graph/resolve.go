@@ -153,7 +153,7 @@ func (r *Resolver) AddFiles(paths []note.Path) {
 }
 
 func (r *Resolver) addFile(p note.Path) {
-	if _, dup := r.known[p]; dup || p == "" || isMarkdown(string(p)) {
+	if _, dup := r.known[p]; dup || p == "" || note.IsNote(p) {
 		return
 	}
 	lp := strings.ToLower(string(p))
@@ -411,13 +411,8 @@ func headingKey(s string) string {
 // noteKey is the lookup key of a path: lowercased, without a final ".md".
 func noteKey(p string) string {
 	p = strings.ToLower(p)
-	if isMarkdown(p) {
+	if note.IsNote(note.Path(p)) {
 		p = p[:len(p)-3]
 	}
 	return p
-}
-
-// isMarkdown reports whether p ends in ".md", case-insensitively.
-func isMarkdown(p string) bool {
-	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/bench/metric"
 )
 
 // TestTune sweeps ranking parameters over the tuning sets (Cranfield, CISI) and the
@@ -23,7 +25,7 @@ func TestTune(t *testing.T) {
 		name string
 		ix   *Index
 		qs   []irQuery
-		q    qrels
+		q    metric.Qrels
 		lim  int
 	}
 	var sets []set
@@ -62,11 +64,11 @@ func TestTune(t *testing.T) {
 			s.ix.opts.Weights = v.w
 			s.ix.docs.refresh(&s.ix.opts.Weights)
 			run, _ := runQueries(t, s.ix, s.qs, s.lim)
-			m := score(s.q, run)
+			m := metric.Score(s.q, run, 10)
 			if s.lim == 100 {
-				line += fmt.Sprintf(" %s MAP %.4f nDCG %.4f |", s.name[3:], m.MAP, m.NDCG10)
+				line += fmt.Sprintf(" %s MAP %.4f nDCG %.4f |", s.name[3:], m.MAP, m.NDCG)
 			} else {
-				line += fmt.Sprintf(" %s MRR %.4f |", s.name, m.MRR10)
+				line += fmt.Sprintf(" %s MRR %.4f |", s.name, m.MRR)
 			}
 		}
 		fmt.Println(line)

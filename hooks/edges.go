@@ -91,7 +91,7 @@ func (g *Gates) edgeTargets(resolve EdgeResolver, c Change, n *note.Note) []Viol
 		case t.Path == "":
 			ch.add(RuleEdgeTargetMissing, e.Line, "the %s edge to `%s` names no note (by path, file name, title or alias): create that note first, correct the name, or remove the edge",
 				e.Type, e.To)
-		case !hasSuffixFold(string(t.Path), ".md"):
+		case !note.IsNote(t.Path):
 			ch.add(RuleEdgeTargetMissing, e.Line, "the %s edge to `%s` names the attachment %s: typed edges point at notes; link the file from the body instead",
 				e.Type, e.To, t.Path)
 		}

@@ -226,7 +226,7 @@ func symlinkOn(path string, isLink func(string) bool) (string, bool) {
 // isNotePath reports whether the content rules apply to path: a Markdown note, not a
 // file under .norn/.
 func isNotePath(path string) bool {
-	return !inNornDir(path) && hasSuffixFold(path, ".md")
+	return !inNornDir(path) && note.IsNote(note.Path(path))
 }
 
 // size applies note-too-large.

@@ -143,7 +143,7 @@ func notMarkdown(p string, parts []string) (string, bool) {
 		}
 		return "", false
 	}
-	if !hasSuffixFold(base, ".md") {
+	if !note.IsNote(note.Path(base)) {
 		stem := base
 		if i := strings.LastIndexByte(stem, '.'); i > 0 {
 			stem = stem[:i]

@@ -229,47 +229,11 @@ func (s *inlineScanner) mdLink(start, br int, bang bool) (int, bool) {
 	}
 	textEnd := j
 	end = min(end, j+2+maxLinkDest)
-	p := skipLinkSpace(raw, j+2, end)
-	var dest []byte
-	if p < end && raw[p] == '<' {
-		q := p + 1
-		for q < end && raw[q] != '>' {
-			if raw[q] == '\n' || raw[q] == '<' {
-				return 0, false
-			}
-			if raw[q] == '\\' && q+1 < end && isASCIIPunct(raw[q+1]) {
-				q++
-			}
-			q++
-		}
-		if q >= end {
-			return 0, false
-		}
-		dest, p = raw[p+1:q], q+1
-	} else {
-		q, parens := p, 0
-	loop:
-		for q < end {
-			switch c := raw[q]; {
-			case c <= ' ':
-				break loop
-			case c == '\\' && q+1 < end && isASCIIPunct(raw[q+1]):
-				q++
-			case c == '(':
-				parens++
-			case c == ')':
-				if parens == 0 {
-					break loop
-				}
-				parens--
-			}
-			q++
-		}
-		if parens != 0 {
-			return 0, false
-		}
-		dest, p = raw[p:q], q
+	ds, de, p, _, ok := linkDest(raw, skipLinkSpace(raw, j+2, end), end)
+	if !ok {
+		return 0, false
 	}
+	dest := raw[ds:de]
 	// Optional title, separated from the destination by white space.
 	if t := skipLinkSpace(raw, p, end); t > p && t < end && (raw[t] == '"' || raw[t] == '\'' || raw[t] == '(') {
 		closer := raw[t]
@@ -300,6 +264,50 @@ func (s *inlineScanner) mdLink(start, br int, bang bool) (int, bool) {
 	// The text is ordinary inline text: "[see [[Note]]](https://x)" links Note.
 	s.scanRange(br+1, textEnd)
 	return linkEnd, true
+}
+
+// linkDest scans the destination of an inline link starting at p, before end:
+// "<...>" (angle; no line break or '<' inside, and closed) or a bare destination
+// (up to a space or control byte or an unbalanced ')', its parentheses balanced).
+// Backslash escapes of ASCII punctuation are skipped over. It returns the
+// destination's byte range, without the angle brackets, and the offset after it.
+// Parsing (mdLink) and rewriting (mdDestSpan) both read destinations with it.
+func linkDest(raw []byte, p, end int) (ds, de, next int, angle, ok bool) {
+	if p < end && raw[p] == '<' {
+		q := p + 1
+		for q < end && raw[q] != '>' {
+			if raw[q] == '\n' || raw[q] == '<' {
+				return 0, 0, 0, true, false
+			}
+			if raw[q] == '\\' && q+1 < end && isASCIIPunct(raw[q+1]) {
+				q++
+			}
+			q++
+		}
+		if q >= end {
+			return 0, 0, 0, true, false
+		}
+		return p + 1, q, q + 1, true, true
+	}
+	q, parens := p, 0
+loop:
+	for q < end {
+		switch c := raw[q]; {
+		case c <= ' ':
+			break loop
+		case c == '\\' && q+1 < end && isASCIIPunct(raw[q+1]):
+			q++
+		case c == '(':
+			parens++
+		case c == ')':
+			if parens == 0 {
+				break loop
+			}
+			parens--
+		}
+		q++
+	}
+	return p, q, q, false, parens == 0
 }
 
 // skipLinkSpace skips spaces and tabs and at most one line ending.

@@ -46,7 +46,7 @@ func noteDest(dest []byte, image bool) (target, heading, block string, ok bool) 
 	if path == "" {
 		return "", "", "", false
 	}
-	isMD := len(path) >= 3 && strings.EqualFold(path[len(path)-3:], ".md")
+	isMD := hasMDSuffix(path)
 	if image && !isMD {
 		return "", "", "", false
 	}

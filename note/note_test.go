@@ -439,6 +439,18 @@ func TestStem(t *testing.T) {
 	}
 }
 
+func TestIsNote(t *testing.T) {
+	tests := map[Path]bool{
+		"a/b.md": true, "b.MD": true, "B.Md": true, ".md": true, "a/🗂️ Plugins.md": true,
+		"a/b.md.txt": false, "a/b.png": false, "md": false, "a/bmd": false, "": false, "a/b.m d": false,
+	}
+	for p, want := range tests {
+		if got := IsNote(p); got != want {
+			t.Errorf("IsNote(%q) = %v; want %v", p, got, want)
+		}
+	}
+}
+
 func TestPath_Folder(t *testing.T) {
 	tests := map[Path]string{"a/b/c.md": "a/b", "c.md": "", "a/c.md": "a", "": ""}
 	for p, want := range tests {

@@ -354,40 +354,8 @@ func mdDestSpan(raw []byte, l Link) (ds, de int, angle, ok bool) {
 	if raw[br] != '[' || textEnd+1 >= l.End || raw[textEnd] != ']' || raw[textEnd+1] != '(' {
 		return 0, 0, false, false
 	}
-	end := l.End
-	p := skipLinkSpace(raw, textEnd+2, end)
-	if p < end && raw[p] == '<' {
-		q := p + 1
-		for q < end && raw[q] != '>' {
-			if raw[q] == '\\' && q+1 < end && isASCIIPunct(raw[q+1]) {
-				q++
-			}
-			q++
-		}
-		if q >= end {
-			return 0, 0, false, false
-		}
-		return p + 1, q, true, true
-	}
-	q, parens := p, 0
-loop:
-	for q < end {
-		switch c := raw[q]; {
-		case c <= ' ':
-			break loop
-		case c == '\\' && q+1 < end && isASCIIPunct(raw[q+1]):
-			q++
-		case c == '(':
-			parens++
-		case c == ')':
-			if parens == 0 {
-				break loop
-			}
-			parens--
-		}
-		q++
-	}
-	return p, q, false, q > p
+	ds, de, _, angle, ok = linkDest(raw, skipLinkSpace(raw, textEnd+2, l.End), l.End)
+	return ds, de, angle, ok && (angle || de > ds)
 }
 
 // percentStyle reports whether path holds a valid %XX escape, and whether one of
@@ -463,11 +431,6 @@ func RelativeTarget(from, to Path, old string) string {
 		}
 	}
 	return rel
-}
-
-// hasMDSuffix reports whether s ends in ".md", case-insensitively.
-func hasMDSuffix(s string) bool {
-	return len(s) >= 3 && strings.EqualFold(s[len(s)-3:], ".md")
 }
 
 // edgeSite is where one edge's `to` value is in a note's Raw.

@@ -48,27 +48,7 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	for i := range idx {
 		byName[idx[i].name] = &idx[i]
 	}
-	userPatterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
-	user := gitignore.NewMatcher(append(globalIgnores(), userPatterns...)) // the vault's win
-	var builtinPatterns []gitignore.Pattern
-	for _, p := range builtinIgnores {
-		builtinPatterns = append(builtinPatterns, gitignore.ParsePattern(p, nil))
-	}
-	builtin := gitignore.NewMatcher(builtinPatterns)
-	// ignored: editor state always is; what .gitignore names is unless it is
-	// tracked at HEAD (an edit to a tracked file counts, as it does for git).
-	ignored := func(p string, dir bool) bool {
-		parts := strings.Split(p, "/")
-		match := func(m gitignore.Matcher) bool {
-			for i := 1; i < len(parts); i++ {
-				if m.Match(parts[:i], true) {
-					return true
-				}
-			}
-			return m.Match(parts, dir)
-		}
-		return match(builtin) || snap.root.lookup(p) == nil && match(user)
-	}
+	ignored := v.ignored(snap)
 
 	var out []Change
 	seen := map[string]bool{}
@@ -134,6 +114,38 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 	if err := v.gitBusy(); err != nil {
 		return nil, err // git began while the walk read its files
 	}
+	return append(out, v.deletions(snap, seen, ignored)...), nil
+}
+
+// ignored returns the rule of what Changes skips: editor state always; what
+// .gitignore names unless it is tracked at snap's HEAD (an edit to a tracked file
+// counts, as it does for git).
+func (v *Vault) ignored(snap *snapshot) func(p string, dir bool) bool {
+	userPatterns, _ := gitignore.ReadPatterns(osfs.New(v.dir), nil)
+	user := gitignore.NewMatcher(append(globalIgnores(), userPatterns...)) // the vault's win
+	var builtinPatterns []gitignore.Pattern
+	for _, p := range builtinIgnores {
+		builtinPatterns = append(builtinPatterns, gitignore.ParsePattern(p, nil))
+	}
+	builtin := gitignore.NewMatcher(builtinPatterns)
+	return func(p string, dir bool) bool {
+		parts := strings.Split(p, "/")
+		match := func(m gitignore.Matcher) bool {
+			for i := 1; i < len(parts); i++ {
+				if m.Match(parts[:i], true) {
+					return true
+				}
+			}
+			return m.Match(parts, dir)
+		}
+		return match(builtin) || snap.root.lookup(p) == nil && match(user)
+	}
+}
+
+// deletions returns an Archive change for each file of snap that the working tree
+// walk did not see and a person deleted (not one Norn could not write there).
+func (v *Vault) deletions(snap *snapshot, seen map[string]bool, ignored func(p string, dir bool) bool) []Change {
+	var out []Change
 	v.idxMu.Lock()
 	unwritten := maps.Clone(v.unwritten)
 	v.idxMu.Unlock()
@@ -157,7 +169,7 @@ func (v *Vault) Changes(ctx context.Context) ([]Change, error) {
 		}
 		out = append(out, Change{Kind: Archive, Path: note.Path(p), ExpectedRevision: Revision(n.id.String())})
 	})
-	return out, nil
+	return out
 }
 
 // globalIgnores returns the person's own ignore patterns, which git applies to

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
@@ -36,16 +35,10 @@ type objectStore struct {
 	git *filesystem.Storage
 	// gitGen is the pack set generation go-git's pack list was last refreshed at.
 	gitGen uint64
-
-	// zw keeps idle zlib writers. (Not a sync.Pool: every GC empties one, and a new
-	// writer costs ~1 MB of zeroed memory, which made deflating a 3 KB tree cost
-	// more than a millisecond.)
-	zw chan *zlib.Writer
-	zr sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
 }
 
 func newObjectStore(gitDir string) *objectStore {
-	s := &objectStore{dir: filepath.Join(gitDir, "objects"), zw: make(chan *zlib.Writer, 8)}
+	s := &objectStore{dir: filepath.Join(gitDir, "objects")}
 	s.packs = newPackSet(s.dir)
 	s.packs.removeStaleTemp()
 	s.packs.refresh()
@@ -239,17 +232,11 @@ const maxInflate = 1040
 // there, its checksum intact.
 func (s *objectStore) inflateLoose(raw []byte, id hash) (string, []byte, error) {
 	br := bytes.NewReader(raw)
-	zr, _ := s.zr.Get().(io.ReadCloser)
-	var err error
-	if zr == nil {
-		zr, err = zlib.NewReader(br)
-	} else {
-		err = zr.(zlib.Resetter).Reset(br, nil)
-	}
+	zr, err := s.packs.zlib.reader(br)
 	if err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
-	defer s.zr.Put(zr)
+	defer s.packs.zlib.putReader(zr)
 	var hdr [64]byte
 	n, nul := 0, -1
 	for nul < 0 && n < len(hdr) {

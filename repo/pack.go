@@ -3,7 +3,6 @@ package repo
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -44,7 +43,8 @@ type packSet struct {
 	made bool
 
 	bufs sync.Pool // *bufio.Reader
-	zrs  sync.Pool // zlib reader (io.ReadCloser and zlib.Resetter)
+	// zlib keeps zlib readers and writers for packs and loose objects alike.
+	zlib zlibPool
 }
 
 // pack is one packfile and its index.
@@ -81,7 +81,7 @@ const maxDeltaDepth = 10000
 var errBadPack = errors.New("bad pack")
 
 func newPackSet(objectsDir string) *packSet {
-	return &packSet{dir: filepath.Join(objectsDir, "pack"), bases: baseCache{max: 16 << 20}}
+	return &packSet{dir: filepath.Join(objectsDir, "pack"), bases: baseCache{max: 16 << 20}, zlib: newZlibPool()}
 }
 
 // refresh opens the packs that appeared since the last call and closes those
@@ -390,17 +390,11 @@ func (ps *packSet) readBase(id hash, depth int, loose func(hash) (string, []byte
 
 // inflate reads a zlib stream of exactly size bytes from r.
 func (ps *packSet) inflate(r io.Reader, size int) ([]byte, error) {
-	zr, _ := ps.zrs.Get().(io.ReadCloser)
-	var err error
-	if zr == nil {
-		zr, err = zlib.NewReader(r)
-	} else {
-		err = zr.(zlib.Resetter).Reset(r, nil)
-	}
+	zr, err := ps.zlib.reader(r)
 	if err != nil {
 		return nil, err
 	}
-	defer ps.zrs.Put(zr)
+	defer ps.zlib.putReader(zr)
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package repo
 import (
 	"bytes"
 	"cmp"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -52,19 +51,10 @@ func (s *objectStore) deflate(typ string, data []byte) packObj {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
 	buf.Write(appendEntryHeader(nil, packType(typ), len(data)))
-	var zw *zlib.Writer
-	select {
-	case zw = <-s.zw:
-		zw.Reset(&buf)
-	default:
-		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	}
+	zw := s.packs.zlib.writer(&buf)
 	zw.Write(data)
 	zw.Close()
-	select {
-	case s.zw <- zw:
-	default:
-	}
+	s.packs.zlib.putWriter(zw)
 	return packObj{id: objectID(typ, data), raw: buf.Bytes()}
 }
 

@@ -278,6 +278,31 @@ func (v *Vault) recover(ctx context.Context) error {
 	// HEAD: the index as it was before the batch whose update the crash stopped.
 	// Otherwise a person staged them (git add, git mv, git rm --cached) and they
 	// are left as they are, for norn commit.
+	differ := v.differFromHead(head)
+	staged, err := v.stagedByPerson(ctx, differ)
+	if err != nil {
+		return fmt.Errorf("recover working tree: %w", err)
+	}
+	if staged {
+		v.log.Info("git's index holds changes a person staged; leaving them for norn commit", "paths", len(differ))
+	}
+	changed, err := v.mendFromHead(ctx, head, differ, staged)
+	if err != nil {
+		return err
+	}
+	if changed || !exists(v.idx.path) {
+		v.markWorktree()
+		if err := v.idx.write(); err != nil {
+			return err
+		}
+	}
+	v.unmarkWorktree()
+	return nil
+}
+
+// differFromHead returns the index entries that differ from HEAD's files (head, by
+// path), and HEAD's files the index lacks (zeroHash).
+func (v *Vault) differFromHead(head map[string]*node) map[string]hash {
 	differ := map[string]hash{}
 	for _, e := range v.idx.entries {
 		if n, ok := head[e.name]; !ok || n.id != e.id { // (a mode alone that differs is Norn's to mend)
@@ -289,17 +314,17 @@ func (v *Vault) recover(ctx context.Context) error {
 			differ[p] = zeroHash
 		}
 	}
-	staged, err := v.stagedByPerson(ctx, differ)
-	if err != nil {
-		return fmt.Errorf("recover working tree: %w", err)
-	}
-	if staged {
-		v.log.Info("git's index holds changes a person staged; leaving them for norn commit", "paths", len(differ))
-	}
+	return differ
+}
+
+// mendFromHead brings each index entry and working-tree file that differs from
+// HEAD's (head, by path) back to HEAD's, except the differing entries (differ) a
+// person staged. It reports whether it changed any; the caller holds idxMu.
+func (v *Vault) mendFromHead(ctx context.Context, head map[string]*node, differ map[string]hash, staged bool) (bool, error) {
 	changed := false
 	for _, e := range append([]idxEntry(nil), v.idx.entries...) {
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		n, ok := head[e.name]
 		if ok && n.id == e.id && n.mode == e.mode {
@@ -311,13 +336,13 @@ func (v *Vault) recover(ctx context.Context) error {
 		changed = true
 		cur, err := v.worktreeID(e.name)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			// Archived in HEAD: remove the file if it is still the indexed version.
 			if cur == e.id {
 				if err := v.wt.Remove(e.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return err
+					return false, err
 				}
 				v.pruneEmptyDirs(path.Dir(e.name))
 			}
@@ -326,7 +351,7 @@ func (v *Vault) recover(ctx context.Context) error {
 		}
 		if err := v.checkout(e.name, n, cur, e.id); err != nil {
 			if !errors.Is(err, errCheckout) {
-				return err
+				return false, err
 			}
 			v.log.Error("recover working tree: file committed but not written; its absence will not be committed as a deletion", "path", e.name, "err", err)
 			v.unwritten[e.name] = n.id
@@ -342,24 +367,17 @@ func (v *Vault) recover(ctx context.Context) error {
 		changed = true
 		cur, err := v.worktreeID(p)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := v.checkout(p, n, cur, zeroHash); err != nil {
 			if !errors.Is(err, errCheckout) {
-				return err
+				return false, err
 			}
 			v.log.Error("recover working tree: file committed but not written; its absence will not be committed as a deletion", "path", p, "err", err)
 			v.unwritten[p] = n.id
 		}
 	}
-	if changed || !exists(v.idx.path) {
-		v.markWorktree()
-		if err := v.idx.write(); err != nil {
-			return err
-		}
-	}
-	v.unmarkWorktree()
-	return nil
+	return changed, nil
 }
 
 // markWorktree records, before Norn writes working-tree files or git's index, that

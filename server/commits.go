@@ -87,7 +87,7 @@ func (c *caller) changeVisible(ctx context.Context, ch repo.FileChange, reads *i
 	switch {
 	case c.cfg.IsPrivate(ch.Path, nil):
 		return false
-	case !isNote(ch.Path):
+	case !note.IsNote(ch.Path):
 		return true
 	case c.t.v.Revision(ch.Path) == rev:
 		return c.visible(ctx, ch.Path)

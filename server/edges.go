@@ -79,7 +79,7 @@ func (v *Vault) linkNotes(ctx context.Context, r EdgeRequest) (*EdgeResult, erro
 		return nil, ed.unresolved()
 	}
 	target := ed.target.Target
-	if !isNote(target) {
+	if !note.IsNote(target) {
 		return nil, fmt.Errorf("%w: %s is an attachment, not a note; typed edges point at notes", repo.ErrInvalid, target)
 	}
 	if target == r.From {
@@ -203,7 +203,7 @@ func (v *Vault) readEdges(ctx context.Context, r EdgeRequest) (*edgeRead, error)
 	if err := repo.ValidPath(string(r.From)); err != nil {
 		return nil, err
 	}
-	if !isNote(r.From) {
+	if !note.IsNote(r.From) {
 		return nil, fmt.Errorf("%w: %s is not a note (*.md); typed edges live in a note's frontmatter", repo.ErrInvalid, r.From)
 	}
 	l, err := edgeTarget(r.To)
@@ -314,7 +314,7 @@ func (x *Indexer) edgeTargets(changes []hooks.Change, hidden graph.Hidden) hooks
 		if c.From != "" {
 			touched[c.From] = true
 		}
-		if c.New != nil && isNote(c.Path) {
+		if c.New != nil && note.IsNote(c.Path) {
 			added = append(added, parseAt(c.Path, c.New))
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -515,7 +514,7 @@ func readDocs(ctx context.Context, v *repo.Vault, pv config.Privacy, files []rep
 // readDoc reads and parses one file for the index (an attachment is not read),
 // judging its privacy by pv.
 func readDoc(ctx context.Context, v *repo.Vault, pv config.Privacy, f repo.File) (graph.Doc, error) {
-	if !isNote(f.Path) {
+	if !note.IsNote(f.Path) {
 		return graph.Doc{Path: f.Path, Revision: string(f.Revision)}, nil
 	}
 	b, err := v.ReadRevision(ctx, f.Revision)
@@ -530,7 +529,7 @@ func readDoc(ctx context.Context, v *repo.Vault, pv config.Privacy, f repo.File)
 // A file that is not a note is an attachment (no Note). A note private under pv
 // is marked so (Doc.Private).
 func parseDoc(p note.Path, rev repo.Revision, b []byte, pv config.Privacy) graph.Doc {
-	if !isNote(p) {
+	if !note.IsNote(p) {
 		return graph.Doc{Path: p, Revision: string(rev)}
 	}
 	n, err := note.Parse(p, b)
@@ -552,12 +551,10 @@ func parseDoc(p note.Path, rev repo.Revision, b []byte, pv config.Privacy) graph
 	return graph.Doc{Path: p, Revision: string(rev), Note: n, Unparsed: true, Private: private}
 }
 
-func isNote(p note.Path) bool { return strings.HasSuffix(strings.ToLower(string(p)), ".md") }
-
 func notesOnly(files []repo.File) []repo.File {
 	out := files[:0:0]
 	for _, f := range files {
-		if isNote(f.Path) {
+		if note.IsNote(f.Path) {
 			out = append(out, f)
 		}
 	}

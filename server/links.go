@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,27 +152,4 @@ func (lv *linkView) Resolve(from note.Path, l note.Link) graph.Resolution {
 		return graph.Resolution{Status: graph.LinkBroken}
 	}
 	return res
-}
-
-// lineAt returns the line of raw holding offset off, trimmed and cut at 300 bytes.
-func lineAt(raw []byte, off int) string {
-	off = min(max(off, 0), len(raw))
-	start := bytes.LastIndexByte(raw[:off], '\n') + 1
-	end := bytes.IndexByte(raw[off:], '\n')
-	if end < 0 {
-		end = len(raw)
-	} else {
-		end += off
-	}
-	line := bytes.TrimSpace(raw[start:end])
-	if len(line) > 300 {
-		line = line[:300]
-		for len(line) > 0 && line[len(line)-1]&0xc0 == 0x80 {
-			line = line[:len(line)-1] // do not cut a UTF-8 sequence
-		}
-		if len(line) > 0 && line[len(line)-1] >= 0xc0 {
-			line = line[:len(line)-1]
-		}
-	}
-	return string(line)
 }

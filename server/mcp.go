@@ -269,7 +269,7 @@ func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	if c.cfg.IsPrivate(p, nil) {
 		return false
 	}
-	if !isNote(p) {
+	if !note.IsNote(p) {
 		return true
 	}
 	if rev != "" && c.t.v.Revision(p) == rev {

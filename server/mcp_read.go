@@ -527,7 +527,7 @@ func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPa
 		if asPath || t.v.Revision(p) != "" && c.visible(ctx, p) {
 			return p, nil
 		}
-		if md := p + ".md"; !strings.HasSuffix(strings.ToLower(name), ".md") && t.v.Revision(md) != "" && c.visible(ctx, md) {
+		if md := p + ".md"; !note.IsNote(note.Path(name)) && t.v.Revision(md) != "" && c.visible(ctx, md) {
 			return md, nil
 		}
 	}
@@ -601,7 +601,7 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 	if in.Cursor != "" {
 		// A cursor is the last path of the previous page, under the folder.
 		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
-		if err != nil || repo.ValidPath(string(b)) != nil || !isNote(note.Path(b)) || folder != "" && !strings.HasPrefix(string(b), folder+"/") {
+		if err != nil || repo.ValidPath(string(b)) != nil || !note.IsNote(note.Path(b)) || folder != "" && !strings.HasPrefix(string(b), folder+"/") {
 			return nil, errInput("cursor %q is not one this tool handed out for folder %q: pass next_cursor unchanged", in.Cursor, folder)
 		}
 		after = string(b)
@@ -621,7 +621,7 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 			continue
 		}
 		exists = true // a folder holding only notes hidden from the caller does not exist for it
-		if isNote(f.Path) && !isNornPath(f.Path) {
+		if note.IsNote(f.Path) && !isNornPath(f.Path) {
 			notes = append(notes, f)
 		}
 	}
@@ -752,7 +752,7 @@ func (t *mcpTools) getContext(ctx context.Context, c *caller, in ContextArgs) (*
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.Dir || e.Path == p || !isNote(e.Path) || isNornPath(e.Path) || !c.visible(ctx, e.Path) {
+		if e.Dir || e.Path == p || !note.IsNote(e.Path) || isNornPath(e.Path) || !c.visible(ctx, e.Path) {
 			continue
 		}
 		out.SiblingsTotal++

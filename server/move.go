@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -230,7 +229,7 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 			}
 			return nil, err
 		}
-		if !isNote(p) {
+		if !note.IsNote(p) {
 			return nil, fmt.Errorf("%w: %s is not a note: a move takes notes (*.md), whose links it rewrites", repo.ErrInvalid, p)
 		}
 	}
@@ -251,248 +250,6 @@ func (v *Vault) planMove(ctx context.Context, r MoveRequest) (*movePlan, error) 
 		}
 		// A write landed while the plan was read: plan again at the new HEAD.
 	}
-}
-
-func planMoveIn(ctx context.Context, lv *linkView, r MoveRequest) (*movePlan, error) {
-	hidden := func(p note.Path) bool { return r.Hidden != nil && r.Hidden(p) }
-	// name is how a message names p: not at all when it is hidden.
-	name := func(p note.Path) string {
-		if hidden(p) {
-			return "a note you cannot see"
-		}
-		return string(p)
-	}
-	from, fromRev, err := lv.note(ctx, r.From)
-	if errors.Is(err, repo.ErrNotFound) || err == nil && hidden(r.From) {
-		return nil, errNoNote(r.From)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if rev, err := lv.revision(ctx, r.To); err != nil {
-		return nil, err
-	} else if rev != "" && hidden(r.To) {
-		// Not a conflict: retrying cannot help, and the revision is not the caller's.
-		return nil, fmt.Errorf("%w: %s is taken by a note you cannot see, and a move never overwrites: choose another path", repo.ErrInvalid, r.To)
-	} else if rev != "" {
-		// Not a conflict either: no revision makes a move overwrite.
-		return nil, fmt.Errorf("%w: %s exists (revision %s), and a move never overwrites: choose another path, or archive that note first", repo.ErrInvalid, r.To, rev)
-	}
-	if r.ExpectedRevision != "" && r.ExpectedRevision != fromRev {
-		return nil, &repo.ConflictError{Path: r.From, Expected: r.ExpectedRevision, Current: fromRev, Reason: "the note changed since you read it; re-read and retry"}
-	}
-	inbound, err := lv.src.Inbound(r.From)
-	if err != nil {
-		return nil, graphErr("move", err)
-	}
-	before, _, err := lv.src.Resolver()
-	if err != nil {
-		return nil, graphErr("move", err)
-	}
-	after := func(p note.Path) note.Path {
-		if p == r.From {
-			return r.To
-		}
-		return p
-	}
-
-	// Names after the move: the moved note at its new path (its title may come
-	// from the file name), everything else as it is.
-	moved0 := parseAt(r.To, from.Raw)
-	r1 := before.With([]note.Path{r.From}, []*note.Note{moved0})
-
-	// Rewrite the notes linking to From, and From itself.
-	sources := map[note.Path]bool{r.From: true}
-	order := []note.Path{r.From}
-	for _, in := range inbound {
-		if !sources[in.From] {
-			sources[in.From] = true
-			order = append(order, in.From)
-		}
-	}
-	newBytes := map[note.Path][]byte{} // by path before the move
-	for _, p := range order {
-		n, _, err := lv.note(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		src := after(p)
-		var decide []string // per site: the new target, or "\x00" to keep
-		for _, l := range sitesOf(n) {
-			keep := "\x00"
-			b := before.Resolve(p, l)
-			switch {
-			case b.Status == graph.LinkResolved && (p == r.From || b.Target == r.From):
-				// Links to the note move with it; the moved note's own links keep
-				// their targets. Other links are only checked (below).
-				want := after(b.Target)
-				a := r1.Resolve(src, l)
-				if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) &&
-					(b.Target != r.From || !namesFile(l, r.From)) {
-					break // still right, by a title or an alias, or from the new folder
-				}
-				t, ok := linkTextFor(r1, src, l, want, b.Target, b.HeadingFound, false)
-				if !ok {
-					if hidden(p) {
-						return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
-					}
-					return nil, fmt.Errorf("%w: %s:%d: no link from %s can name %s unambiguously (%s)", repo.ErrInvalid, p, l.Line, src, name(want), linkText(n, l))
-				}
-				keep = t
-			case p == r.From && isRelative(l):
-				// A broken relative link keeps naming the same vault path.
-				abs := path.Join(r.From.Folder(), strings.TrimSpace(l.Target))
-				if abs == "." || abs == ".." || strings.HasPrefix(abs, "../") {
-					break
-				}
-				t := note.RelativeTarget(src, note.Path(abs), strings.TrimSpace(l.Target))
-				if l.Kind != note.LinkMarkdown && !strings.HasPrefix(t, "./") && !strings.HasPrefix(t, "../") {
-					t = "./" + t
-				}
-				keep = t
-			}
-			decide = append(decide, keep)
-		}
-		i := 0
-		out, err := note.RewriteLinks(n, func(l note.Link) (string, bool) {
-			t := decide[i]
-			i++
-			return t, t != "\x00"
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%w: rewrite the links of %s: %w", repo.ErrInvalid, p, err)
-		}
-		if !bytes.Equal(out, n.Raw) {
-			if hidden(p) {
-				// Its links cannot be left behind (they would break) nor rewritten by
-				// someone who may not see it; nor may the refusal name it.
-				return nil, fmt.Errorf("%w: moving %s would rewrite links in notes you cannot see: ask the vault's owner, or someone with the private scope, to move it", ErrForbidden, r.From)
-			}
-			newBytes[p] = out
-		}
-	}
-
-	// The notes as the move leaves them (by path before the move), and a resolver
-	// over the vault after it.
-	final := map[note.Path]*note.Note{r.From: moved0}
-	for p, b := range newBytes {
-		final[p] = parseAt(after(p), b)
-	}
-	gone := make([]note.Path, 0, len(final))
-	added := make([]*note.Note, 0, len(final))
-	names := []*note.Note{from, moved0, final[r.From]}
-	for p, m := range final {
-		gone = append(gone, p)
-		added = append(added, m)
-		if p != r.From {
-			if n, _, _ := lv.note(ctx, p); namesChanged(n, m) {
-				names = append(names, n, m)
-			}
-		}
-	}
-	rf := before.With(gone, added)
-
-	// Check every link that can resolve differently after the move: those of the
-	// rewritten notes and of every note whose links meet a name that changes
-	// (From's, its new one's, a rewritten note's changed title, aliases or
-	// headings). Each that resolved still resolves to the same note (the moved
-	// one at its new path).
-	referrers, err := lv.src.Referrers(names)
-	if err != nil {
-		return nil, graphErr("move", err)
-	}
-	check := append(slices.Clone(order), referrers...)
-	slices.Sort(check)
-	check = slices.Compact(check)
-	var problems []string
-	captured, hiddenProblem := 0, false
-	for _, p := range check {
-		n, _, err := lv.note(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		m := n
-		if f, ok := final[p]; ok {
-			m = f
-		}
-		was, now := sitesOf(n), sitesOf(m)
-		if len(was) != len(now) {
-			return nil, fmt.Errorf("%w: rewriting %s changed its number of links", repo.ErrInvalid, n.Path)
-		}
-		for k, l := range was {
-			b := before.Resolve(n.Path, l)
-			if b.Status != graph.LinkResolved {
-				continue
-			}
-			want := after(b.Target)
-			a := rf.Resolve(m.Path, now[k])
-			if a.Status == graph.LinkResolved && a.Target == want && (a.HeadingFound || !b.HeadingFound) {
-				continue
-			}
-			if !sources[n.Path] {
-				captured++
-			}
-			switch {
-			case hidden(n.Path):
-				hiddenProblem = true
-			case len(problems) < 10:
-				where := describe(a, want)
-				if a.Status == graph.LinkResolved && hidden(a.Target) || a.Status == graph.LinkAmbiguous && slices.ContainsFunc(a.Candidates, hidden) {
-					where = "resolve elsewhere"
-				}
-				problems = append(problems, fmt.Sprintf("%s:%d %s resolved to %s, would %s", m.Path, l.Line, linkText(m, now[k]), name(b.Target), where))
-			}
-		}
-	}
-	if hiddenProblem && len(problems) == 0 {
-		return nil, fmt.Errorf("%w: moving %s to %s would change where links in notes you cannot see resolve; choose another name", repo.ErrInvalid, r.From, r.To)
-	}
-	if hiddenProblem {
-		problems = append(problems, "and links in notes you cannot see")
-	}
-	if len(problems) > 0 {
-		hint := "choose another name, or first make those links name their target by its path"
-		if captured == 0 {
-			hint = "rewrite those links by hand first"
-		}
-		return nil, fmt.Errorf("%w: moving %s to %s would change where existing links resolve: %s; %s", repo.ErrInvalid, r.From, r.To, strings.Join(problems, "; "), hint)
-	}
-
-	plan := &movePlan{touches: map[note.Path]bool{r.From: true, r.To: true}}
-	for _, p := range check {
-		plan.touches[p] = true
-	}
-	for _, n := range names {
-		if n == nil {
-			continue
-		}
-		ws := append([]string{note.Stem(n.Path), strings.TrimSuffix(string(n.Path), ".md"), n.Title}, n.Aliases...)
-		for _, w := range ws {
-			if w = strings.ToLower(strings.TrimSpace(w)); w != "" && !slices.Contains(plan.words, w) {
-				plan.words = append(plan.words, w)
-			}
-		}
-	}
-	plan.changes = append(plan.changes, repo.Change{Kind: repo.Move, From: r.From, Path: r.To, Content: newBytes[r.From], ExpectedRevision: fromRev})
-	var paths []note.Path
-	for p := range newBytes {
-		if p != r.From {
-			paths = append(paths, p)
-		}
-	}
-	sort.Slice(paths, func(i, j int) bool { return paths[i] < paths[j] })
-	for _, p := range paths {
-		_, rev, err := lv.note(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		plan.changes = append(plan.changes, repo.Change{Kind: repo.Put, Path: p, Content: newBytes[p], ExpectedRevision: rev})
-	}
-	for p := range newBytes {
-		plan.rewritten = append(plan.rewritten, after(p))
-	}
-	sort.Slice(plan.rewritten, func(i, j int) bool { return plan.rewritten[i] < plan.rewritten[j] })
-	return plan, nil
 }
 
 // errNoNote is the error for a note that is not at HEAD (or is hidden from the
@@ -600,7 +357,7 @@ func danglingLinks(ctx context.Context, lv *linkView, p note.Path, hidden graph.
 			}
 			d.Context = ""
 			if site, ok := edgeSite(n, d); ok {
-				d.Line, d.Context = site.Line, lineAt(n.Raw, site.Start)
+				d.Line, d.Context = site.Line, note.LineAt(n.Raw, site.Start)
 			}
 		}
 		a := r1.ResolveHiding(d.From, l, hidden)
@@ -690,10 +447,10 @@ func linkTextFor(r resolver, src note.Path, l note.Link, want, was note.Path, he
 	lead := strings.HasPrefix(old, "/")
 	bare := strings.TrimLeft(old, "/")
 	pathStyle := strings.Contains(bare, "/")
-	withMD := isNote(note.Path(bare))
+	withMD := note.IsNote(note.Path(bare))
 	name := string(want) // attachments keep their extension
 	ext := ""
-	if isNote(want) {
+	if note.IsNote(want) {
 		name, ext = name[:len(name)-3], name[len(name)-3:]
 	}
 	key := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), ".md") }

@@ -24,7 +24,7 @@ func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err e
 	if cfg.IsPrivate(p, nil) {
 		return true
 	}
-	if !isNote(p) {
+	if !note.IsNote(p) {
 		return false
 	}
 	if n == nil && err == nil {
@@ -56,7 +56,7 @@ func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool
 		if err == nil {
 			next := maps.Clone(s.paths)
 			for _, ch := range changes {
-				if !isNote(ch.Path) {
+				if !note.IsNote(ch.Path) {
 					continue
 				}
 				delete(next, ch.Path)

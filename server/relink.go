@@ -45,7 +45,7 @@ func (v *Vault) relinks(ctx context.Context, changes []repo.Change, hidden graph
 	written := map[note.Path]bool{}
 	var headingsOnly []note.Path // existing notes that only lost or moved headings
 	for _, c := range changes {
-		if c.Kind != repo.Put || c.Content == nil || !isNote(c.Path) {
+		if c.Kind != repo.Put || c.Content == nil || !note.IsNote(c.Path) {
 			continue
 		}
 		written[c.Path] = true

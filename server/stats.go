@@ -65,7 +65,7 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 	var attachments []note.Path
 	for _, f := range files {
 		out.revs[f.Path] = f.Revision
-		if !isNote(f.Path) {
+		if !note.IsNote(f.Path) {
 			attachments = append(attachments, f.Path)
 			out.docs = append(out.docs, graph.Doc{Path: f.Path, Revision: string(f.Revision)})
 		}

@@ -208,7 +208,7 @@ func (s *Settings) hiddenFrom(ctx context.Context, cfg config.Config, hp hooks.P
 		}
 	}
 	return func(p note.Path) bool {
-		if cfg.IsPrivate(p, nil) || !isNote(p) {
+		if cfg.IsPrivate(p, nil) || !note.IsNote(p) {
 			return notePrivate(cfg, p, nil, nil, nil)
 		}
 		if b, ok := written[p]; ok {

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/norn-vault/norn/bench"
+	"github.com/norn-vault/norn/bench/metric"
 )
 
 // benchCLI runs norn in-process with the given environment variables and returns
@@ -90,7 +93,7 @@ func TestCLI_Bench(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	t.Logf("bench took %s", time.Since(start))
-	var r benchReport
+	var r bench.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
@@ -109,16 +112,16 @@ func TestCLI_Bench(t *testing.T) {
 		t.Fatalf("quality: %+v", r.Quality)
 	}
 	c := r.CatchUp
-	if c.NoopRounds != benchNoopRounds || c.NoopP50US <= 0 || c.Rounds != benchEditRounds || c.NotesPerCommit != 50 ||
-		len(c.MS) != benchEditRounds || len(c.CommitMS) != benchEditRounds || c.MedianMS <= 0 || !c.Verified {
+	if c.NoopRounds != bench.NoopRounds || c.NoopP50US <= 0 || c.Rounds != bench.EditRounds || c.NotesPerCommit != 50 ||
+		len(c.MS) != bench.EditRounds || len(c.CommitMS) != bench.EditRounds || c.MedianMS <= 0 || !c.Verified {
 		t.Fatalf("catch-up: %+v", c)
 	}
 	if r.Memory.VmHWMMB <= 0 || r.Memory.VmRSSMB <= 0 || r.Memory.VmRSSMB > r.Memory.VmHWMMB {
 		t.Fatalf("memory: %+v", r.Memory)
 	}
 	// The kept vault holds the import and the five timed commits, and the appended lines.
-	if n := strings.Count(git(t, kept, "log", "--format=%s"), "\n"); n != 1+benchEditRounds {
-		t.Fatalf("kept vault has %d commits, want %d", n, 1+benchEditRounds)
+	if n := strings.Count(git(t, kept, "log", "--format=%s"), "\n"); n != 1+bench.EditRounds {
+		t.Fatalf("kept vault has %d commits, want %d", n, 1+bench.EditRounds)
 	}
 	b, err := os.ReadFile(filepath.Join(kept, "topic-3", benchAnimals()[3]+".md"))
 	if err != nil || !strings.Contains(string(b), "bench edit wuffelpandor") {
@@ -144,10 +147,10 @@ func TestCLI_Bench(t *testing.T) {
 	if f.Quality == nil || f.Quality.Judged != 5 || f.Quality.MRR10 < 0 || f.Quality.MRR10 > 1 || f.Quality.Recall10 != 1 {
 		t.Fatalf("fts5 quality: %+v", f.Quality)
 	}
-	if want := round(q.P50MS/f.P50MS, 4); f.RatioP50 != want || f.TargetP50 != benchP50Target {
+	if want := metric.Round(q.P50MS/f.P50MS, 4); f.RatioP50 != want || f.TargetP50 != bench.P50Target {
 		t.Fatalf("fts5 p50 ratio %v, want %v", f.RatioP50, want)
 	}
-	if want := round(r.RebuildMS/f.BuildMS, 4); f.RatioBuild != want {
+	if want := metric.Round(r.RebuildMS/f.BuildMS, 4); f.RatioBuild != want {
 		t.Fatalf("fts5 build ratio %v, want %v", f.RatioBuild, want)
 	}
 }
@@ -197,82 +200,5 @@ func TestCLI_BenchUsage(t *testing.T) {
 		if out, errs, code := benchCLI(t, nil, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s%s", args, code, out, errs)
 		}
-	}
-}
-
-func TestScoreRun(t *testing.T) {
-	q := qrels{
-		"a": {"x/1.md": 1},
-		"b": {"x/2.md": 1, "x/3.md": 2},
-		"c": {"x/4.md": 1},
-		"d": {"x/5.md": 0}, // judged: eval.py counts every listed document as relevant
-	}
-	run := map[string][]string{
-		"a": {"x/1.md", "x/9.md"},                                          // rank 1
-		"b": {"x/9.md", "./x/3.md", "x/8.md", "x/2.md"},                    // ranks 2 and 4
-		"c": {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "x/4.md"}, // rank 11: outside @10
-		// "d" has no results.
-	}
-	got := scoreRun(q, run, 10)
-	// ranks 1; 2 and 4 of 2 judged; none; none. nDCG@10: a 1, b (3/log2 3 + 1/log2 5) /
-	// (3 + 1/log2 3) = .6399 (x/3.md has grade 2), c 0, d 0 (a grade-0 judgement gains nothing).
-	want := benchQuality{Judged: 4, MRR10: 0.375, NDCG10: 0.41, Recall1: 0.25, Recall10: 0.5}
-	if got != want {
-		t.Fatalf("by path: got %+v, want %+v", got, want)
-	}
-	// Qrels naming stems compare results by file stem.
-	got = scoreRun(qrels{"a": {"184": 1}}, map[string][]string{"a": {"docs/7.md", "docs/184.md"}}, 10)
-	if got.MRR10 != 0.5 || got.NDCG10 != 0.6309 || got.Recall1 != 0 || got.Recall10 != 1 {
-		t.Fatalf("by stem: %+v", got)
-	}
-	if got := scoreRun(qrels{}, run, 10); got != (benchQuality{}) {
-		t.Fatalf("no qrels: %+v", got)
-	}
-}
-
-func TestPyStem(t *testing.T) {
-	for in, want := range map[string]string{"docs/184.md": "184", "a/b.tar.gz": "b.tar", ".bashrc": ".bashrc", "x/..md": "..md", "plain": "plain", "a.b/c": "c"} {
-		if got := pyStem(in); got != want {
-			t.Errorf("pyStem(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestLatencyStats(t *testing.T) {
-	var lat []time.Duration
-	for i := 20; i >= 1; i-- { // unsorted on purpose
-		lat = append(lat, time.Duration(i)*time.Millisecond)
-	}
-	p50, p95, mean, maxMS := latencyStats(lat)
-	// The anchor's definitions: median of 1..20 is 10.5; p95 is sorted[int(0.95*19)] = sorted[18] = 19.
-	if p50 != 10.5 || p95 != 19 || mean != 10.5 || maxMS != 20 {
-		t.Fatalf("p50 %v p95 %v mean %v max %v", p50, p95, mean, maxMS)
-	}
-	if lat[0] != 20*time.Millisecond {
-		t.Fatal("latencyStats sorted its argument")
-	}
-	if a, b, c, d := latencyStats(nil); a+b+c+d != 0 {
-		t.Fatal("empty")
-	}
-}
-
-// TestFindAnchor: the anchor script is found in a bench/ folder above the corpus
-// (the shared material's layout), and not found when there is none.
-func TestFindAnchor(t *testing.T) {
-	root := t.TempDir()
-	notes := filepath.Join(root, "shared", "corpora", "x", "notes")
-	if err := os.MkdirAll(notes, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findAnchor(notes); got != "" {
-		t.Fatalf("no script anywhere: found %q", got)
-	}
-	script := filepath.Join(root, "shared", "bench", "fts5_baseline.py")
-	os.MkdirAll(filepath.Dir(script), 0o755)
-	if err := os.WriteFile(script, []byte("# anchor\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := findAnchor(notes); got != script {
-		t.Fatalf("found %q, want %q", got, script)
 	}
 }

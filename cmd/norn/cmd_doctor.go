@@ -53,6 +53,10 @@ type doctorReport struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+func (r *doctorReport) add(name, status, detail string) {
+	r.Checks = append(r.Checks, check{name, status, detail})
+}
+
 func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("doctor", g)
 	maxWarn := fs.Int("max-warnings", 200, "list at most this many gate warnings")
@@ -65,9 +69,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	rep := doctorReport{Vault: v.Dir(), Head: v.Head()}
-	add := func(name, status, detail string) {
-		rep.Checks = append(rep.Checks, check{name, status, detail})
-	}
+	add := rep.add
 
 	// Git integrity, by git itself.
 	if gitBin, err := exec.LookPath("git"); err != nil {
@@ -114,6 +116,28 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		add("working-tree", "ok", "")
 	}
 
+	if err := doctorGates(ctx, v, gates, &rep, *maxWarn); err != nil {
+		return err
+	}
+	doctorIndex(ctx, e, g, v, settings, &rep)
+
+	failed := false
+	for _, c := range rep.Checks {
+		failed = failed || c.Status == "fail"
+	}
+	if err := printDoctor(e, g, &rep); err != nil {
+		return err
+	}
+	if failed {
+		return fmt.Errorf("the vault has problems (see above)")
+	}
+	return nil
+}
+
+// doctorGates lints every note and every path, adding warnings to rep and the
+// portable-paths and gates checks.
+func doctorGates(ctx context.Context, v *repo.Vault, gates *hooks.Gates, rep *doctorReport, maxWarn int) error {
+	add := rep.add
 	// Gates over every note, as warnings.
 	files, _, err := v.Files(ctx, "")
 	if err != nil {
@@ -121,7 +145,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	notes, warned := 0, 0
 	for f, b := range v.Contents(ctx, files) {
-		if !strings.HasSuffix(strings.ToLower(string(f.Path)), ".md") {
+		if !note.IsNote(f.Path) {
 			continue
 		}
 		notes++
@@ -130,7 +154,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 			warned++
 		}
 		for _, w := range vs {
-			if len(rep.Warnings) >= *maxWarn {
+			if len(rep.Warnings) >= maxWarn {
 				rep.Truncated = true
 				break
 			}
@@ -144,7 +168,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	if pvs := hooks.LintPaths(paths); len(pvs) > 0 {
 		add("portable-paths", "warn", fmt.Sprintf("%s that a clone on Windows or macOS cannot check out (rename them with `norn mv`)", plural(len(pvs), "path problem")))
 		for _, w := range pvs {
-			if len(rep.Warnings) >= *maxWarn {
+			if len(rep.Warnings) >= maxWarn {
 				rep.Truncated = true
 				break
 			}
@@ -158,6 +182,12 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	} else {
 		add("gates", "ok", fmt.Sprintf("%s checked", plural(notes, "note")))
 	}
+	return nil
+}
+
+// doctorIndex checks the search index (and rebuilds it when damaged).
+func doctorIndex(ctx context.Context, e *env, g *globals, v *repo.Vault, settings *server.Settings, rep *doctorReport) {
+	add := rep.add
 	x := openIndexer(ctx, e, g, v, settings)
 	commit, problem := x.Status()
 	verr := x.Verify(ctx) // damage starts a rebuild, which Close waits for
@@ -183,10 +213,10 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		add("index", "ok", fmt.Sprintf("at HEAD %.12s", commit))
 	}
 
-	failed := false
-	for _, c := range rep.Checks {
-		failed = failed || c.Status == "fail"
-	}
+}
+
+// printDoctor prints rep, as JSON with --json.
+func printDoctor(e *env, g *globals, rep *doctorReport) error {
 	if g.json {
 		if err := printJSON(e, rep); err != nil {
 			return err
@@ -206,9 +236,6 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 		if rep.Truncated {
 			fmt.Fprintf(e.stdout, "  … more warnings not shown (--max-warnings)\n")
 		}
-	}
-	if failed {
-		return fmt.Errorf("the vault has problems (see above)")
 	}
 	return nil
 }
