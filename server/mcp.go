@@ -33,6 +33,9 @@ type MCPOptions struct {
 	// leave it unset so that every tool result they see is checked and the schemas
 	// stay honest.
 	SkipOutputValidation bool
+	// Now is the clock of the tools that write the time (capture's heading, the
+	// inbox note's date); nil is time.Now.
+	Now func() time.Time
 }
 
 // mcpInstructions is what clients are told about the server at connection time.
@@ -55,7 +58,11 @@ func NewMCPServer(v *Vault, opts MCPOptions) *mcpserver.MCPServer {
 	if version == "" {
 		version = "dev"
 	}
-	t := &mcpTools{v: v, log: log, now: time.Now}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	t := &mcpTools{v: v, log: log, now: now}
 	t.subs = newSubscriptions(t)
 	hooks := &mcpserver.Hooks{}
 	t.subs.register(hooks)

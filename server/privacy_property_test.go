@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -188,7 +189,9 @@ func privBuild(t *testing.T, pv *privVault, public bool) (*server.Vault, *mcpEnv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	return v, &mcpEnvServer{t: t, v: v, s: server.NewMCPServer(v, server.MCPOptions{Version: "test"})}, ids
+	// One clock for both vaults: capture writes the time into its heading.
+	clock := func() time.Time { return time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC) }
+	return v, &mcpEnvServer{t: t, v: v, s: server.NewMCPServer(v, server.MCPOptions{Version: "test", Now: clock})}, ids
 }
 
 // privNormal maps every commit id of the vault in dir to a digest of the visible
