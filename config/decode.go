@@ -54,19 +54,14 @@ func (d *decoder) describe(n *yaml.Node) string {
 
 // describe names what a node is, quoting a scalar.
 func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		v := n.Value
-		if len(v) > 40 {
-			v = v[:40] + "…"
-		}
-		return strconv.Quote(v)
+	if n.Kind != yaml.ScalarNode {
+		return kindOf(n)
 	}
-	return "something else"
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return strconv.Quote(v)
 }
 
 func join(parent, key string) string {
