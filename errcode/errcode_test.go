@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/config"
@@ -99,5 +103,35 @@ func TestClassify(t *testing.T) {
 	}
 	if !errors.Is(fmt.Errorf("x: %w", own), own) {
 		t.Error("a New sentinel does not match itself through a wrap")
+	}
+}
+
+// TestCode_Documented: docs/architecture.md's "Errors" table has one row per code
+// with the class, exit code and CLI spelling the table here gives it.
+func TestCode_Documented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) < 6 {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
+		}
+		rows[cells[1]] = cells[2:5]
+	}
+	for _, c := range errcode.Codes() {
+		in := c.Info()
+		want := []string{string(in.Class), strconv.Itoa(in.Exit), in.CLI}
+		if got, ok := rows[string(c)]; !ok || !slices.Equal(got, want) {
+			t.Errorf("docs/architecture.md row for %s: %q, want %q", c, got, want)
+		}
 	}
 }
