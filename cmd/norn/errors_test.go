@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +42,25 @@ func TestReport_InvalidInput(t *testing.T) {
 		if jerr := json.Unmarshal([]byte(out.String()), &m); jerr != nil || got != tc.exit || m["code"] != tc.code || m["error"] != tc.err.Error() {
 			t.Errorf("%v: exit %d, %q (%v); want exit %d, code %q", tc.err, got, out.String(), jerr, tc.exit, tc.code)
 		}
+	}
+}
+
+// TestCLI_InvalidNoteIsInvalidInput: a command that has to edit a note whose
+// frontmatter does not parse refuses with exit 1 and code "invalid", and writes
+// nothing (a bad machine.yaml: TestMachine_Precedence; config errors as such:
+// TestReport_InvalidInput).
+func TestCLI_InvalidNoteIsInvalidInput(t *testing.T) {
+	dir := linkVault(t)
+	if err := os.WriteFile(filepath.Join(dir, "tech", "bad.md"), []byte("---\ntitle: [unclosed\n---\n# Bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, dir, "", "commit")
+	head := git(t, dir, "rev-parse", "HEAD")
+	out, _, code := cli(t, dir, "", "link", "tech/bad.md", "tech/bloom.md", "--type", "supports", "--why", why, "--json")
+	if m := decode(t, out); code != exitError || m["code"] != "invalid" || !strings.Contains(m["error"].(string), "yaml-syntax") {
+		t.Fatalf("link from a note that does not parse: exit %d %s", code, out)
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head || git(t, dir, "status", "--porcelain") != "" {
+		t.Fatal("a refused link changed the vault")
 	}
 }
