@@ -52,10 +52,11 @@ func Classify(err error) Code {
 		return Conflict
 	case errors.Is(err, repo.ErrRejected), errors.Is(err, hooks.ErrRejected):
 		return GateRejected
-	case errors.Is(err, repo.ErrNotFound):
+	case errors.Is(err, repo.ErrNotFound), errors.Is(err, graph.ErrUnknownNote):
 		return NotFound
 	case errors.Is(err, repo.ErrInvalid), errors.Is(err, note.ErrInvalid), errors.Is(err, note.ErrUneditable),
-		errors.Is(err, graph.ErrQuery), errors.Is(err, config.ErrInvalid):
+		errors.Is(err, note.ErrRewrite), errors.Is(err, graph.ErrQuery), errors.Is(err, graph.ErrArg),
+		errors.Is(err, config.ErrInvalid):
 		return InvalidInput
 	case errors.Is(err, repo.ErrNotVault):
 		return NotAVault
