@@ -23,10 +23,11 @@ var allowed = map[string][]string{
 	"ledger":       {"note", "repo"},
 	"sync/remote":  {"note", "repo", "config"},
 	"sync/feed":    {"note", "repo"},
-	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed"},
+	"errcode":      {"note", "config", "repo", "graph", "hooks"},
+	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"},
 	"bench/metric": {},
 	"bench":        {"note", "repo", "server", "bench/metric"},
-	"cmd/norn":     {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "server", "bench", "bench/metric"},
+	"cmd/norn":     {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode", "server", "bench", "bench/metric"},
 }
 
 func TestImportsPointDown(t *testing.T) {

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
 // ErrIndexUnavailable means the index cannot answer graph queries yet (it is
-// missing, locked or being rebuilt); it is worth retrying.
-var ErrIndexUnavailable = errors.New("index unavailable")
+// missing, locked or being rebuilt); it is worth retrying (errcode.IndexStale).
+var ErrIndexUnavailable = errcode.New(errcode.IndexStale, "index unavailable")
 
 // Graph returns the index brought up to HEAD, for graph queries. Its errors match
 // ErrIndexUnavailable (a nil indexer has no index).

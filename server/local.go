@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -131,38 +132,37 @@ func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
 	return nil, fmt.Errorf("local query: unknown op %q: %w", q.Op, repo.ErrInvalid)
 }
 
-// LocalError is a failure the server reported; it unwraps to the sentinel its code
-// names, so errors.Is classifies it as if the command had failed itself.
+// LocalError is a failure the server reported, with the code errcode.Classify gave
+// it there: the client's errcode.Classify returns that code, so every surface
+// renders it as if the command had failed itself. It also unwraps to the sentinel
+// its code stands for, for callers that branch with errors.Is (a malformed query,
+// Query, to graph.ErrQuery).
 type LocalError struct {
-	Code    string `json:"code"`
-	Message string `json:"error"`
+	Code    errcode.Code `json:"code"`
+	Message string       `json:"error"`
+	// Query: the failure was a malformed query (graph.ErrQuery).
+	Query bool `json:"query,omitempty"`
 }
 
 func (e *LocalError) Error() string { return e.Message }
 
+// ErrorCode is the code the server classified the failure as.
+func (e *LocalError) ErrorCode() errcode.Code { return e.Code }
+
 func (e *LocalError) Unwrap() error {
-	switch e.Code {
-	case "query":
+	switch {
+	case e.Query:
 		return graph.ErrQuery
-	case "not_found":
+	case e.Code == errcode.NotFound:
 		return repo.ErrNotFound
-	case "invalid":
+	case e.Code == errcode.InvalidInput:
 		return repo.ErrInvalid
 	}
 	return nil
 }
 
 func localErrorOf(err error) *LocalError {
-	code := "error"
-	switch {
-	case errors.Is(err, graph.ErrQuery):
-		code = "query"
-	case errors.Is(err, repo.ErrNotFound):
-		code = "not_found"
-	case errors.Is(err, repo.ErrInvalid):
-		code = "invalid"
-	}
-	return &LocalError{Code: code, Message: err.Error()}
+	return &LocalError{Code: errcode.Classify(err), Message: err.Error(), Query: errors.Is(err, graph.ErrQuery)}
 }
 
 // LocalServer answers local queries for one vault.

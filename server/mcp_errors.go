@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,42 +8,38 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/norn-vault/norn/config"
-	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
-// ErrorClass says what a caller should do about a failed tool call.
-type ErrorClass string
+// ErrorClass says what a caller should do about a failed tool call; ErrorCode is
+// a stable identifier of what went wrong. Both are errcode's vocabulary, the one
+// every surface renders.
+type (
+	ErrorClass = errcode.Class
+	ErrorCode  = errcode.Code
+)
 
 // The error classes.
 const (
-	// ClassRetryable: the same call may succeed later (after re-reading a note that
-	// changed, or once the server is back).
-	ClassRetryable ErrorClass = "retryable"
-	// ClassFixInput: the arguments are wrong; change them before calling again.
-	ClassFixInput ErrorClass = "fix_input"
-	// ClassFatal: retrying cannot help (missing permission, a bug in the server).
-	ClassFatal ErrorClass = "fatal"
+	ClassRetryable = errcode.Retryable
+	ClassFixInput  = errcode.FixInput
+	ClassFatal     = errcode.Fatal
 )
 
-// ErrorCode is a stable identifier of what went wrong; clients branch on it, never on
-// the message.
-type ErrorCode string
-
-// The error codes.
+// The error codes tools answer with (errcode's, as docs/mcp-tools.md lists them).
 const (
-	CodeConflict     ErrorCode = "conflict"
-	CodeGitBusy      ErrorCode = "git_busy"
-	CodeNotFound     ErrorCode = "not_found"
-	CodeGateRejected ErrorCode = "gate_rejected"
-	CodeInvalidInput ErrorCode = "invalid_input"
-	CodeForbidden    ErrorCode = "forbidden"
-	CodeIndexStale   ErrorCode = "index_stale"
-	CodeClosed       ErrorCode = "closed"
-	CodeInternal     ErrorCode = "internal"
+	CodeConflict     = errcode.Conflict
+	CodeGitBusy      = errcode.GitBusy
+	CodeNotFound     = errcode.NotFound
+	CodeGateRejected = errcode.GateRejected
+	CodeInvalidInput = errcode.InvalidInput
+	CodeForbidden    = errcode.Forbidden
+	CodeIndexStale   = errcode.IndexStale
+	CodeClosed       = errcode.Closed
+	CodeInternal     = errcode.Internal
 )
 
 // ToolError is the structured content of a failed MCP tool call (isError: true).
@@ -67,6 +62,9 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
 
+// ErrorCode makes a tool error keep its code wherever it is classified again.
+func (e *ToolError) ErrorCode() errcode.Code { return e.Code }
+
 // errInput is a fix_input/invalid_input error about the arguments.
 func errInput(format string, args ...any) *ToolError {
 	return &ToolError{Class: ClassFixInput, Code: CodeInvalidInput, Message: fmt.Sprintf(format, args...)}
@@ -88,54 +86,42 @@ func errInvisible(p note.Path) *ToolError {
 	return errNotFound(p, "no note %s: check the path with list_notes or search", p)
 }
 
-// ToolErrorFrom classifies err. It is the one mapping from Norn's errors to tool
-// errors; hide, when set, reports notes the caller may not see (their revisions are
-// left out of conflicts).
+// ToolErrorFrom renders err as a tool error: its code and class are those of
+// errcode.Classify, the one mapping from Norn's errors to codes; the message adds
+// how to recover. hide, when set, reports notes the caller may not see (their
+// revisions are left out of conflicts).
 func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
 		return te
 	}
+	code := errcode.Classify(err)
+	in := code.Info()
+	te = &ToolError{Class: in.Class, Code: ErrorCode(in.MCP)}
 	var ce *repo.ConflictError
 	var busy *repo.BusyError
 	var rej *hooks.Rejection
 	switch {
-	case errors.As(err, &busy) && busy.Locked:
-		return &ToolError{Class: ClassRetryable, Code: CodeGitBusy,
-			Message: busy.Error() + ". Nothing was written. git is busy for a moment (a person's git command): retry in a second or two"}
-	case errors.As(err, &busy):
-		return &ToolError{Class: ClassRetryable, Code: CodeGitBusy,
-			Message: busy.Error() + ". Nothing was written. A person has to finish that in git; tell the user — retrying before then fails the same way"}
-	case errors.As(err, &ce):
+	case code == errcode.GitBusy && errors.As(err, &busy) && busy.Locked:
+		te.Message = busy.Error() + ". Nothing was written. git is busy for a moment (a person's git command): retry in a second or two"
+	case code == errcode.GitBusy && busy != nil:
+		te.Message = busy.Error() + ". Nothing was written. A person has to finish that in git; tell the user — retrying before then fails the same way"
+	case code == errcode.Conflict && errors.As(err, &ce):
 		return conflictError(ce, hide)
-	case errors.Is(err, repo.ErrConflict): // repo.StaleBaseError
-		return &ToolError{Class: ClassRetryable, Code: CodeConflict, Message: err.Error() + "; retry the call"}
-	case errors.As(err, &rej):
+	case code == errcode.GateRejected && errors.As(err, &rej):
 		return rejectionError(rej)
-	case errors.Is(err, repo.ErrRejected), errors.Is(err, hooks.ErrRejected):
-		return &ToolError{Class: ClassFixInput, Code: CodeGateRejected,
-			Message: fmt.Sprintf("%v; fix the note and retry (nothing was written)", err)}
-	case errors.Is(err, ErrForbidden):
-		return &ToolError{Class: ClassFatal, Code: CodeForbidden, Message: err.Error()}
-	case errors.Is(err, repo.ErrNotFound):
-		return &ToolError{Class: ClassFixInput, Code: CodeNotFound,
-			Message: fmt.Sprintf("%v; check the path or commit (list_notes, search, history) and retry", err)}
-	case errors.Is(err, repo.ErrInvalid), errors.Is(err, note.ErrInvalid), errors.Is(err, note.ErrUneditable),
-		errors.Is(err, graph.ErrQuery), errors.Is(err, config.ErrInvalid):
-		return &ToolError{Class: ClassFixInput, Code: CodeInvalidInput,
-			Message: fmt.Sprintf("%v; fix the arguments and retry (nothing was written)", err)}
-	case errors.Is(err, ErrIndexUnavailable):
-		return &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
-			Message: fmt.Sprintf("%v; the index is being built or repaired: retry in a few seconds (search still answers, labelled)", err)}
-	case errors.Is(err, repo.ErrClosed):
-		return &ToolError{Class: ClassRetryable, Code: CodeClosed,
-			Message: "the vault is closing (the server is shutting down); reconnect and retry"}
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &ToolError{Class: ClassRetryable, Code: CodeInternal,
-			Message: fmt.Sprintf("%v: the call was cancelled or ran out of time; retry", err)}
+	case code == errcode.Forbidden:
+		te.Message = err.Error()
+	case code == errcode.Closed:
+		te.Message = "the vault is closing (the server is shutting down); " + in.Hint
+	case code == errcode.Canceled:
+		te.Message = fmt.Sprintf("%v: %s", err, in.Hint)
+	case code == errcode.Internal:
+		te.Message = fmt.Sprintf("internal error: %v; %s", err, in.Hint)
+	default:
+		te.Message = fmt.Sprintf("%v; %s", err, in.Hint)
 	}
-	return &ToolError{Class: ClassFatal, Code: CodeInternal,
-		Message: fmt.Sprintf("internal error: %v; this is a bug or a damaged vault (run `norn doctor`), not something a retry fixes", err)}
+	return te
 }
 
 func conflictError(ce *repo.ConflictError, hide func(note.Path) bool) *ToolError {

@@ -11,18 +11,18 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
 )
 
-// Exit codes.
+// Exit codes (errcode's table gives each error code its own).
 const (
-	exitOK       = 0
-	exitError    = 1
-	exitUsage    = 2
-	exitConflict = 3
-	exitRejected = 4
+	exitOK       = errcode.ExitOK
+	exitError    = errcode.ExitError
+	exitUsage    = errcode.ExitUsage
+	exitConflict = errcode.ExitConflict
+	exitRejected = errcode.ExitRejected
 )
 
 // env is what a command may touch of the process: the standard streams and the
@@ -78,6 +78,9 @@ func (c command) usage() string { return strings.TrimSpace("norn " + c.name + " 
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
+
+// ErrorCode makes errcode.Classify report a usage error as errcode.Usage.
+func (e *usageError) ErrorCode() errcode.Code { return errcode.Usage }
 
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
@@ -210,39 +213,21 @@ type printedError struct{ err error }
 func (e *printedError) Error() string { return e.err.Error() }
 func (e *printedError) Unwrap() error { return e.err }
 
-// classify maps an error to its --json shape and exit code.
+// classify renders an error's code (errcode.Classify, the one mapping every
+// surface shares) as its --json shape and exit code.
 func classify(err error) (errorJSON, int) {
-	out := errorJSON{Error: err.Error(), Code: "error"}
-	code := exitError
-	var ue *usageError
+	code := errcode.Classify(err)
+	in := code.Info()
+	out := errorJSON{Error: err.Error(), Code: in.CLI}
 	var ce *repo.ConflictError
-	var busy *repo.BusyError
 	var rej *hooks.Rejection
-	switch {
-	case errors.As(err, &ue):
-		out.Code, code = "usage", exitUsage
-	case errors.As(err, &busy):
-		out.Code, code = "git_busy", exitConflict
-	case errors.As(err, &ce):
-		out.Code, code = "conflict", exitConflict
+	if code == errcode.Conflict && errors.As(err, &ce) {
 		out.Path, out.Current = string(ce.Path), ce.Current
-	case errors.Is(err, repo.ErrConflict):
-		out.Code, code = "conflict", exitConflict
-	case errors.As(err, &rej):
-		out.Code, code = "gate_rejected", exitRejected
-		out.Violations = rej.Violations
-	case errors.Is(err, repo.ErrRejected):
-		out.Code, code = "gate_rejected", exitRejected
-	case errors.Is(err, repo.ErrNotFound):
-		out.Code = "not_found"
-	case errors.Is(err, repo.ErrInvalid), errors.Is(err, config.ErrInvalid):
-		out.Code = "invalid"
-	case errors.Is(err, repo.ErrNotVault):
-		out.Code = "not_a_vault"
-	case errors.Is(err, context.Canceled):
-		out.Code = "canceled"
 	}
-	return out, code
+	if code == errcode.GateRejected && errors.As(err, &rej) {
+		out.Violations = rej.Violations
+	}
+	return out, in.Exit
 }
 
 // checkedString is a string flag whose value, when given, must pass check. It is for
