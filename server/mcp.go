@@ -224,7 +224,12 @@ func (t *mcpTools) caller(ctx context.Context, scope Scope) (*caller, *ToolError
 		return nil, errForbidden("%s may not do this: it needs the %s scope and holds %s; ask the vault's owner for a token with it (norn token add NAME --scopes ...)",
 			p.Name, scope, scopeList(p.Scopes))
 	}
-	cfg, _, _ := t.v.Settings.Current(ctx)
+	cfg, _, cfgErr := t.v.Settings.Current(ctx)
+	if cfgErr != nil && !p.Can(ScopePrivate) {
+		// Fail closed: under the defaults a note in a private folder of the broken
+		// file would show. The message names no part of the file.
+		return nil, errForbidden("the vault's settings (%s) do not parse, so which notes are private is unknown: until the vault's owner fixes the file (norn doctor names every problem), only a token with the private scope may use the vault", ConfigPath)
+	}
 	return &caller{t: t, p: p, cfg: cfg, all: p.Can(ScopePrivate)}, nil
 }
 

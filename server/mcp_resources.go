@@ -260,7 +260,7 @@ func (s *subscriptions) onEvent(ev repo.Event) {
 	}
 	ctx := context.Background()
 	v := s.t.v
-	cfg, _, _ := v.Settings.Current(ctx)
+	cfg, _, cfgErr := v.Settings.Current(ctx)
 	for _, ch := range ev.Changes {
 		for _, p := range []note.Path{ch.Path, ch.From} {
 			list := subs[p]
@@ -274,7 +274,8 @@ func (s *subscriptions) onEvent(ev repo.Event) {
 				rev = ch.OldRevision
 			}
 			b, err := v.ReadRevision(ctx, rev)
-			private := err != nil || notePrivate(cfg, p, b, nil, nil)
+			// Settings that do not parse leave privacy unknown: every note counts as private.
+			private := cfgErr != nil || err != nil || notePrivate(cfg, p, b, nil, nil)
 			for _, sub := range list {
 				if private && !sub.p.Can(ScopePrivate) {
 					continue

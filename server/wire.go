@@ -143,6 +143,14 @@ func configViolations(b []byte) []hooks.Violation {
 	return out
 }
 
+// errPrivacyUnknown refuses a write by a writer who may not see private notes
+// while the vault's settings do not parse: which folders are private is then
+// unknown, and the defaults could let it overwrite a private note. It names no
+// part of the file (a folder's name may be private). A write that fixes the file
+// passes.
+var errPrivacyUnknown = hooks.Violation{Rule: "config-invalid", Path: ConfigPath,
+	Message: "the vault's settings do not parse, so which notes are private is unknown: writes without the private scope wait until the vault's owner fixes " + string(ConfigPath) + " (norn doctor names every problem)"}
+
 // Gate is a repo.GateFunc running the vault's write gates. A change to
 // .norn/config.yaml must itself parse and name no per-machine setting
 // (configViolations).
@@ -152,13 +160,19 @@ func configViolations(b []byte) []hooks.Violation {
 // so an edge to one is edge-target-missing, as an edge to a note that does not
 // exist (hiddenFrom).
 func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
-	cfg, gates, _ := s.Current(ctx)
+	cfg, gates, cfgErr := s.Current(ctx)
 	hp := hooksProposal(p)
 	var extra []hooks.Violation
+	fixesConfig := false
 	for _, c := range p.Changes {
 		if c.Path == ConfigPath && c.New != nil {
-			extra = append(extra, configViolations(c.New)...)
+			vs := configViolations(c.New)
+			extra = append(extra, vs...)
+			fixesConfig = len(vs) == 0
 		}
+	}
+	if cfgErr != nil && !fixesConfig && !hp.Writer.Has(hooks.RoleOwner) && !hp.Writer.Has(hooks.RolePrivate) {
+		extra = append(extra, errPrivacyUnknown)
 	}
 	s.mu.Lock()
 	edges := s.edges
