@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
-
-// maxCaptureBytes bounds one capture's text.
-const maxCaptureBytes = 64 << 10
 
 func (t *mcpTools) addWriteTools() {
 	write := func(name, title, desc string, destructive, idempotent bool) toolDef {
@@ -160,157 +156,16 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 	if err != nil {
 		return nil, err
 	}
-	switch in.Op {
-	case "append", "prepend", "replace_section", "find_replace":
-	case "":
-		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
-	default:
-		return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
-	}
-	if in.ExpectedRevision == "" {
-		return nil, errInput("expected_revision is required: read the note first (read_note) and pass its revision")
-	}
-	if c.hiddenNote(ctx, p) {
-		return nil, fmt.Errorf("edit %s: %w", p, errNoNote(p))
-	}
-	blob, err := t.v.Read(ctx, p, "")
+	res, err := t.v.EditNote(ctx, EditRequest{Path: p, Op: EditOp(in.Op), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Content: in.Content, Heading: in.Heading, Find: in.Find, Replace: in.Replace, Count: in.Count,
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
 	if err != nil {
-		return nil, fmt.Errorf("edit %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	if blob.Revision != repo.Revision(in.ExpectedRevision) {
-		return nil, fmt.Errorf("edit %s: %w", p, &repo.ConflictError{Path: p, Expected: repo.Revision(in.ExpectedRevision), Current: blob.Revision,
-			Reason: "the note changed since you read it"})
-	}
-	next, err := applyEdit(p, blob.Content, in)
-	if err != nil {
-		return nil, err
-	}
-	ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: blob.Revision}
-	rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
-	res, err := t.v.Apply(ctx, c.tx(repo.OpEdit, in.Message, in.DryRun, ch))
-	if err != nil {
-		return nil, fmt.Errorf("edit %s: %w", p, err)
-	}
-	out := writeResult(p, res)
-	out.setRelinks(rl)
-	if out.Unchanged {
-		out.Revision = blob.Revision
-	}
+	out := writeResult(p, res.Result)
+	out.setRelinks(res.Relinks)
+	out.Revision = res.Revision
 	return &out, nil
-}
-
-// withNewline returns s ending in exactly the newline it has, or one added.
-func withNewline(s string) string {
-	if s == "" || strings.HasSuffix(s, "\n") {
-		return s
-	}
-	return s + "\n"
-}
-
-// applyEdit computes the bytes of an edit_note operation.
-func applyEdit(p note.Path, raw []byte, in EditNoteArgs) ([]byte, error) {
-	switch in.Op {
-	case "append", "prepend", "replace_section":
-		if in.Find != "" || in.Replace != "" || in.Count != 0 {
-			return nil, errInput("find, replace and count belong to op=find_replace, not op=%s", in.Op)
-		}
-	}
-	switch in.Op {
-	case "append":
-		if in.Content == "" {
-			return nil, errInput("op=append needs content")
-		}
-		out := append([]byte(nil), raw...)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-		return append(out, withNewline(in.Content)...), nil
-	case "prepend":
-		if in.Content == "" {
-			return nil, errInput("op=prepend needs content")
-		}
-		at := 0
-		if n, err := note.Parse(p, raw); err == nil {
-			at = n.BodyStart
-		} else if body := bodyAfterFrontmatter(raw); body != nil {
-			at = len(raw) - len(body)
-		}
-		return concat(raw[:at], []byte(withNewline(in.Content)), raw[at:]), nil
-	case "replace_section":
-		if strings.TrimSpace(in.Heading) == "" {
-			return nil, errInput("op=replace_section needs heading")
-		}
-		n, err := note.Parse(p, raw)
-		if err != nil {
-			return nil, errInput("%s does not parse (%v), so its sections cannot be found: fix it with write_note", p, err)
-		}
-		s, e, ok := note.Section(n, in.Heading)
-		if !ok {
-			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, in.Heading, headingList(n, 40))
-		}
-		var h *note.Heading
-		for _, x := range n.Headings {
-			if x.Start == s {
-				h = x
-				break
-			}
-		}
-		lineEnd := bytes.IndexByte(raw[s:e], '\n')
-		keep := e // the heading line, kept
-		if lineEnd >= 0 {
-			keep = s + lineEnd + 1
-		}
-		content := withNewline(in.Content)
-		if h != nil && startsWithHeading(content, h) {
-			keep = s // content brings its own heading line
-		}
-		if keep == e && e == len(raw) && len(raw) > 0 && raw[len(raw)-1] != '\n' {
-			return concat(raw, []byte("\n"), []byte(content)), nil
-		}
-		return concat(raw[:keep], []byte(content), raw[e:]), nil
-	case "find_replace":
-		if in.Content != "" || in.Heading != "" {
-			return nil, errInput("content and heading belong to the other ops, not op=find_replace")
-		}
-		if in.Find == "" {
-			return nil, errInput("op=find_replace needs find")
-		}
-		want := in.Count
-		if want < 0 {
-			return nil, errInput("count must be 1 or more, not %d", want)
-		}
-		if want == 0 {
-			want = 1
-		}
-		got := bytes.Count(raw, []byte(in.Find))
-		if got != want {
-			return nil, errInput("find occurs %d times in %s, not %d: make find longer so that it is unique, or pass count=%d to replace them all (nothing was written)",
-				got, p, want, got)
-		}
-		return bytes.ReplaceAll(raw, []byte(in.Find), []byte(in.Replace)), nil
-	case "":
-		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
-	}
-	return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
-}
-
-// startsWithHeading reports whether content's first line is heading h itself.
-func startsWithHeading(content string, h *note.Heading) bool {
-	first, _, _ := strings.Cut(content, "\n")
-	first = strings.TrimSpace(first)
-	level := 0
-	for level < len(first) && first[level] == '#' {
-		level++
-	}
-	return level == h.Level && strings.EqualFold(strings.TrimSpace(first[level:]), strings.TrimSpace(h.Text))
-}
-
-func concat(parts ...[]byte) []byte {
-	var out []byte
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }
 
 // --- restore_note ---
@@ -443,73 +298,29 @@ type CaptureResult struct {
 }
 
 func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*CaptureResult, error) {
-	text := strings.TrimSpace(in.Text)
-	if text == "" {
-		return nil, errInput("text is required")
+	res, err := t.v.Capture(ctx, CaptureRequest{Text: in.Text, Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(),
+		DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
+	if err != nil {
+		return nil, inputToolError(err)
 	}
-	if len(in.Text) > maxCaptureBytes {
-		return nil, errInput("text is %d bytes; a capture takes at most %d: write a note instead", len(in.Text), maxCaptureBytes)
+	out := &CaptureResult{WriteResult: writeResult(res.Path, res.Result), Created: res.Created}
+	out.setRelinks(res.Relinks)
+	return out, nil
+}
+
+// inputToolError gives an *InputError its tool error, with its very message;
+// other errors are left to the tools' one classification.
+func inputToolError(err error) error {
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		return err
 	}
-	title := strings.Join(strings.Fields(in.Title), " ")
-	now := t.now().UTC()
-	day := now.Format("2006-01-02")
-	inbox := strings.Trim(c.cfg.Inbox, "/")
-	p := note.Path(day + ".md")
-	if inbox != "" {
-		p = note.Path(inbox + "/" + day + ".md")
+	if errors.Is(ie.Kind, repo.ErrNotFound) {
+		return errNotFound(ie.Path, "%s", ie.Msg)
 	}
-	if c.hiddenNote(ctx, p) {
-		// Capture takes no path, so errTaken's "choose another path" would be no help.
-		te := errInput("today's inbox note %s is one you cannot see, so a capture cannot append to it: write a note of your own with write_note instead, or ask the vault's owner (nothing was written)", p)
-		te.Path = p
-		return nil, te
-	}
-	heading := "## " + now.Format("15:04:05") + " UTC"
-	if title != "" {
-		heading += " · " + title
-	}
-	entry := "\n" + heading + "\n\n" + text + "\n"
-	// Captures of the same day race for one note: this server's go one at a time;
-	// on a conflict (another process wrote the note), take the new current bytes
-	// and append again (append-only, so nothing can be lost).
-	t.captureMu.Lock()
-	defer t.captureMu.Unlock()
-	for attempt := 0; ; attempt++ {
-		var old []byte
-		rev := t.v.Revision(p)
-		created := rev == ""
-		if !created {
-			b, err := t.v.ReadRevision(ctx, rev)
-			if err != nil {
-				return nil, fmt.Errorf("capture %s: %w", p, err)
-			}
-			old = b
-		} else {
-			old = fmt.Appendf(nil, "---\ntitle: Inbox %s\ntype: inbox\nstatus: active\ntags: [inbox, capture]\nupdated: %s\n---\n# Inbox %s\n", day, day, day)
-		}
-		next := append([]byte(nil), old...)
-		if len(next) > 0 && next[len(next)-1] != '\n' {
-			next = append(next, '\n')
-		}
-		next = append(next, entry...)
-		msg := "capture " + string(p)
-		if title != "" {
-			msg += ": " + title
-		}
-		ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}
-		rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
-		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun, ch))
-		var busy *repo.BusyError
-		if errors.Is(err, repo.ErrConflict) && !errors.As(err, &busy) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("capture %s: %w", p, err)
-		}
-		out := &CaptureResult{WriteResult: writeResult(p, res), Created: created}
-		out.setRelinks(rl)
-		return out, nil
-	}
+	te := errInput("%s", ie.Msg)
+	te.Path = ie.Path
+	return te
 }
 
 // --- file_note ---
