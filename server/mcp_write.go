@@ -78,11 +78,7 @@ func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
 // look missing in, since it must not be overwritten. It is not a conflict (a
 // retry cannot help, and there is no revision the caller may see) and says no
 // more than that the path is taken.
-func errTaken(p note.Path) *ToolError {
-	te := errInput("%s is taken by a note you cannot see, and Norn never writes over a note it was not given the revision of: choose another path (nothing was written)", p)
-	te.Path = p
-	return te
-}
+func errTaken(p note.Path) error { return inputToolError(errTakenBy(p)) }
 
 // asMissing classifies err, an error made up for a hidden note, as it would be
 // for a path with no note: a conflict there is hidden only by the folder.
@@ -344,138 +340,28 @@ type FileNoteResult struct {
 	IndexChanged bool `json:"index_changed"`
 }
 
-const indexName = "_INDEX.md"
-
 func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*FileNoteResult, error) {
 	p, err := writtenPathArg("path", in.Path)
 	if err != nil {
 		return nil, err
 	}
-	folder := p.Folder()
-	idx := note.Path(indexName)
-	if folder != "" {
-		idx = note.Path(folder + "/" + indexName)
-	}
-	if strings.EqualFold(string(p), string(idx)) {
-		return nil, errInput("%s is the folder's index itself: write it with write_note", p)
-	}
-	if c.hiddenNote(ctx, p) {
+	// A hidden note at p looks missing, as in write_note; FileNote refuses filing
+	// a folder's index itself before that.
+	if c.hiddenNote(ctx, p) && !strings.EqualFold(string(p), string(FileIndex(p))) {
 		if in.ExpectedRevision == "" {
 			return nil, errTaken(p)
 		}
 		exp := repo.Revision(in.ExpectedRevision)
 		return nil, c.asMissing(fmt.Errorf("file %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
-	if c.hiddenNote(ctx, idx) {
-		return nil, errTaken(idx)
-	}
-	stem := note.Stem(p)
-	title := strings.Join(strings.Fields(in.Title), " ")
-	if title == "" {
-		title = stem
-		if n, err := note.Parse(p, []byte(in.Content)); err == nil {
-			title = n.Title
-		}
-	}
-	link := "[[" + stem + "]]"
-	if title != stem {
-		link = "[[" + stem + "|" + title + "]]"
-	}
-	// The index entry is the server's to work out: filings through this server go
-	// one at a time, and one that races another process's filing into the same
-	// folder (a conflict on the index) reads the index again.
-	t.fileMu.Lock()
-	defer t.fileMu.Unlock()
-	for attempt := 1; ; attempt++ {
-		out, err := t.fileNoteOnce(ctx, c, in, p, idx, link, title)
-		var ce *repo.ConflictError
-		switch {
-		case !errors.As(err, &ce) || ce.Path != idx:
-			return out, err
-		case attempt == 4:
-			// Its revision is of no use to the caller, who did not name the index.
-			return nil, fmt.Errorf("file %s: %w", p, &repo.ConflictError{Reason: "the folder's index kept changing (other notes filed into it at the same moment)"})
-		}
-	}
-}
-
-// fileNoteOnce is one attempt of file_note against the index as it is now.
-func (t *mcpTools) fileNoteOnce(ctx context.Context, c *caller, in FileNoteArgs, p, idx note.Path, link, title string) (*FileNoteResult, error) {
-	folder := p.Folder()
-	changes := []repo.Change{{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}}
-	idxRev := t.v.Revision(idx)
-	var idxNew []byte
-	if idxRev == "" {
-		day := t.now().UTC().Format("2006-01-02")
-		name := folder
-		if name == "" {
-			name = "Vault"
-		}
-		idxNew = fmt.Appendf(nil, "---\ntitle: %s index\ntype: index\nstatus: active\ntags: [index, map-of-content]\nupdated: %s\n---\n# %s index\n\n- %s\n",
-			yamlScalar(name), day, name, link)
-	} else {
-		old, err := t.v.ReadRevision(ctx, idxRev)
-		if err != nil {
-			return nil, fmt.Errorf("file %s: %w", p, err)
-		}
-		if !indexLinks(idx, old, p, title) {
-			idxNew = append([]byte(nil), old...)
-			if len(idxNew) > 0 && idxNew[len(idxNew)-1] != '\n' {
-				idxNew = append(idxNew, '\n')
-			}
-			idxNew = append(idxNew, "- "+link+"\n"...)
-		}
-	}
-	if idxNew != nil {
-		changes = append(changes, repo.Change{Kind: repo.Put, Path: idx, Content: idxNew, ExpectedRevision: idxRev})
-	}
-	msg := in.Message
-	if strings.TrimSpace(msg) == "" {
-		msg = repo.Subject(fmt.Sprintf("file %s in %s", p, idx))
-	}
-	rl := t.v.relinks(ctx, changes, c.hidden(ctx))
-	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
+	res, err := t.v.FileNote(ctx, FileRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	out := &FileNoteResult{WriteResult: writeResult(p, res), Index: idx, IndexRevision: idxRev, IndexChanged: idxNew != nil}
-	out.setRelinks(rl)
-	for _, ch := range res.Changes {
-		if ch.Path == idx {
-			out.IndexRevision = ch.Revision
-		}
-	}
+	out := &FileNoteResult{WriteResult: writeResult(p, res.Result), Index: res.Index, IndexRevision: res.IndexRevision, IndexChanged: res.IndexChanged}
+	out.setRelinks(res.Relinks)
 	return out, nil
-}
-
-// indexLinks reports whether the index already has a wikilink naming the note at p
-// (by path, file name or title).
-func indexLinks(idx note.Path, raw []byte, p note.Path, title string) bool {
-	n, err := note.Parse(idx, raw)
-	if err != nil {
-		return false
-	}
-	names := []string{string(p), strings.TrimSuffix(string(p), ".md"), note.Stem(p), title}
-	if rel, ok := strings.CutPrefix(string(p), idx.Folder()+"/"); ok {
-		names = append(names, rel, strings.TrimSuffix(rel, ".md"))
-	}
-	for _, l := range n.Links {
-		for _, name := range names {
-			if strings.EqualFold(strings.TrimSpace(l.Target), name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// yamlScalar quotes s for YAML when it is not a safe plain scalar.
-func yamlScalar(s string) string {
-	plain := s != "" && !strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") && strings.TrimSpace(s) == s
-	if plain {
-		return s
-	}
-	return "\"" + strings.NewReplacer("\\", "\\\\", "\"", "\\\"").Replace(s) + "\""
 }
 
 // --- move_note, archive_note ---

@@ -22,6 +22,9 @@ type Vault struct {
 	writeMu sync.RWMutex
 	// captureMu serialises Capture: captures of a day all append to its inbox note.
 	captureMu sync.Mutex
+	// fileMu serialises FileNote: filings into one folder would conflict on its
+	// index (another process's filings are retried).
+	fileMu sync.Mutex
 }
 
 // Apply is repo.Vault.Apply, in turn with a move's commit (see writeMu).
