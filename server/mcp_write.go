@@ -180,101 +180,18 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if err != nil {
 		return nil, err
 	}
-	if (in.From == "") == (in.Revision == "") {
-		return nil, errInput("give exactly one of from (a commit) and revision (a blob id)")
+	r := RestoreRequest{Path: p, From: in.From, Revision: repo.Revision(in.Revision), Author: c.p.Author(), Roles: c.p.Roles(),
+		Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)}
+	if !c.all {
+		r.Readable = c.visibleContent
 	}
-	if err := t.restorable(ctx, c, p, in); err != nil {
-		return nil, err
-	}
-	if c.hiddenNote(ctx, p) {
-		return nil, errTaken(p) // a restore never overwrites
-	}
-	var rl []Relink
-	if b := t.restoredBytes(ctx, p, in); b != nil && t.v.Revision(p) == "" {
-		rl = t.v.relinks(ctx, []repo.Change{{Kind: repo.Put, Path: p, Content: b}}, c.hidden(ctx))
-	}
-	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
-		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
+	res, err := t.v.RestoreNote(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("restore %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	out := writeResult(p, res)
-	out.setRelinks(rl)
+	out := writeResult(p, res.Result)
+	out.setRelinks(res.Relinks)
 	return &out, nil
-}
-
-// restoredBytes returns the bytes a restore would bring back (nil when they cannot
-// be read: Apply then says why).
-func (t *mcpTools) restoredBytes(ctx context.Context, p note.Path, in RestoreNoteArgs) []byte {
-	if in.Revision != "" {
-		if !isRevision(in.Revision) {
-			return nil
-		}
-		b, _ := t.v.ReadRevision(ctx, repo.Revision(in.Revision))
-		return b
-	}
-	blob, err := t.v.Read(ctx, p, in.From)
-	if err != nil {
-		return nil
-	}
-	return blob.Content
-}
-
-// restorable refuses, for a caller without the private scope, a restore whose
-// source it could not read: bytes that were not at path p itself in the history
-// reachable from HEAD (a blob id names bytes, not a place, so any blob, a private
-// note's included, would otherwise be copied to p), or that were a private note
-// there (a private folder, or private: true). Either answers exactly as a source
-// that does not exist does, so neither a blob's existence nor a private note's
-// past is told. Callers with the private scope restore any blob.
-func (t *mcpTools) restorable(ctx context.Context, c *caller, p note.Path, in RestoreNoteArgs) error {
-	if c.all || t.v.Revision(p) != "" && !c.hiddenNote(ctx, p) {
-		return nil // an existing (visible) path is a conflict, whatever the source
-	}
-	var b []byte
-	if in.Revision != "" {
-		rev := repo.Revision(in.Revision)
-		if !isRevision(in.Revision) {
-			return nil // Apply refuses a malformed id as invalid_input, as for anyone
-		}
-		was, err := t.v.RevisionWasAt(ctx, p, rev)
-		if err != nil {
-			return fmt.Errorf("restore %s: %w", p, err)
-		}
-		if was {
-			if b, err = t.v.ReadRevision(ctx, rev); err != nil && !errors.Is(err, repo.ErrNotFound) {
-				return fmt.Errorf("restore %s: %w", p, err)
-			}
-		}
-		if !was || b == nil || !c.visibleContent(p, b) {
-			return errNotFound(p, "no revision %s of %s in its history: take one from history path=%s or diff", rev, p, p)
-		}
-		return nil
-	}
-	blob, err := t.v.Read(ctx, p, in.From)
-	if errors.Is(err, repo.ErrNotFound) {
-		return invisibleAt(p, in.From)
-	}
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", p, err)
-	}
-	if !c.visibleContent(p, blob.Content) {
-		return invisibleAt(p, in.From)
-	}
-	return nil
-}
-
-// isRevision reports whether s is a 40-character hex object id.
-func isRevision(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // --- capture ---
