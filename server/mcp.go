@@ -93,13 +93,6 @@ type mcpTools struct {
 	now  func() time.Time
 	priv privacySet
 	subs *subscriptions
-	// captureMu serialises this server's captures: they all append to today's inbox
-	// note, and racing ones would conflict (other processes' are retried).
-	captureMu sync.Mutex
-	// fileMu serialises this server's file_note calls: they update folder indexes,
-	// and racing ones into one folder would conflict on it (another process's
-	// filings are retried).
-	fileMu sync.Mutex
 }
 
 // toolDef describes one tool: its name, what it is for, the scope it needs and its

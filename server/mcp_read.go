@@ -448,12 +448,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 }
 
 // invisibleAt is the error for a note missing (or hidden) at a commit.
-func invisibleAt(p note.Path, at string) error {
-	if at == "" {
-		return errInvisible(p)
-	}
-	return errNotFound(p, "no note %s at %s: check the path and the commit (history path=%s)", p, at, p)
-}
+func invisibleAt(p note.Path, at string) error { return inputToolError(missingAt(p, at)) }
 
 // headingList lists a note's headings for an error message, at most n.
 func headingList(n *note.Note, limit int) string {

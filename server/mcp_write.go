@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
-
-// maxCaptureBytes bounds one capture's text.
-const maxCaptureBytes = 64 << 10
 
 func (t *mcpTools) addWriteTools() {
 	write := func(name, title, desc string, destructive, idempotent bool) toolDef {
@@ -82,11 +78,7 @@ func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
 // look missing in, since it must not be overwritten. It is not a conflict (a
 // retry cannot help, and there is no revision the caller may see) and says no
 // more than that the path is taken.
-func errTaken(p note.Path) *ToolError {
-	te := errInput("%s is taken by a note you cannot see, and Norn never writes over a note it was not given the revision of: choose another path (nothing was written)", p)
-	te.Path = p
-	return te
-}
+func errTaken(p note.Path) error { return inputToolError(errTakenBy(p)) }
 
 // asMissing classifies err, an error made up for a hidden note, as it would be
 // for a path with no note: a conflict there is hidden only by the folder.
@@ -160,157 +152,16 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 	if err != nil {
 		return nil, err
 	}
-	switch in.Op {
-	case "append", "prepend", "replace_section", "find_replace":
-	case "":
-		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
-	default:
-		return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
-	}
-	if in.ExpectedRevision == "" {
-		return nil, errInput("expected_revision is required: read the note first (read_note) and pass its revision")
-	}
-	if c.hiddenNote(ctx, p) {
-		return nil, fmt.Errorf("edit %s: %w", p, errNoNote(p))
-	}
-	blob, err := t.v.Read(ctx, p, "")
+	res, err := t.v.EditNote(ctx, EditRequest{Path: p, Op: EditOp(in.Op), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Content: in.Content, Heading: in.Heading, Find: in.Find, Replace: in.Replace, Count: in.Count,
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
 	if err != nil {
-		return nil, fmt.Errorf("edit %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	if blob.Revision != repo.Revision(in.ExpectedRevision) {
-		return nil, fmt.Errorf("edit %s: %w", p, &repo.ConflictError{Path: p, Expected: repo.Revision(in.ExpectedRevision), Current: blob.Revision,
-			Reason: "the note changed since you read it"})
-	}
-	next, err := applyEdit(p, blob.Content, in)
-	if err != nil {
-		return nil, err
-	}
-	ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: blob.Revision}
-	rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
-	res, err := t.v.Apply(ctx, c.tx(repo.OpEdit, in.Message, in.DryRun, ch))
-	if err != nil {
-		return nil, fmt.Errorf("edit %s: %w", p, err)
-	}
-	out := writeResult(p, res)
-	out.setRelinks(rl)
-	if out.Unchanged {
-		out.Revision = blob.Revision
-	}
+	out := writeResult(p, res.Result)
+	out.setRelinks(res.Relinks)
+	out.Revision = res.Revision
 	return &out, nil
-}
-
-// withNewline returns s ending in exactly the newline it has, or one added.
-func withNewline(s string) string {
-	if s == "" || strings.HasSuffix(s, "\n") {
-		return s
-	}
-	return s + "\n"
-}
-
-// applyEdit computes the bytes of an edit_note operation.
-func applyEdit(p note.Path, raw []byte, in EditNoteArgs) ([]byte, error) {
-	switch in.Op {
-	case "append", "prepend", "replace_section":
-		if in.Find != "" || in.Replace != "" || in.Count != 0 {
-			return nil, errInput("find, replace and count belong to op=find_replace, not op=%s", in.Op)
-		}
-	}
-	switch in.Op {
-	case "append":
-		if in.Content == "" {
-			return nil, errInput("op=append needs content")
-		}
-		out := append([]byte(nil), raw...)
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-		return append(out, withNewline(in.Content)...), nil
-	case "prepend":
-		if in.Content == "" {
-			return nil, errInput("op=prepend needs content")
-		}
-		at := 0
-		if n, err := note.Parse(p, raw); err == nil {
-			at = n.BodyStart
-		} else if body := bodyAfterFrontmatter(raw); body != nil {
-			at = len(raw) - len(body)
-		}
-		return concat(raw[:at], []byte(withNewline(in.Content)), raw[at:]), nil
-	case "replace_section":
-		if strings.TrimSpace(in.Heading) == "" {
-			return nil, errInput("op=replace_section needs heading")
-		}
-		n, err := note.Parse(p, raw)
-		if err != nil {
-			return nil, errInput("%s does not parse (%v), so its sections cannot be found: fix it with write_note", p, err)
-		}
-		s, e, ok := note.Section(n, in.Heading)
-		if !ok {
-			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, in.Heading, headingList(n, 40))
-		}
-		var h *note.Heading
-		for _, x := range n.Headings {
-			if x.Start == s {
-				h = x
-				break
-			}
-		}
-		lineEnd := bytes.IndexByte(raw[s:e], '\n')
-		keep := e // the heading line, kept
-		if lineEnd >= 0 {
-			keep = s + lineEnd + 1
-		}
-		content := withNewline(in.Content)
-		if h != nil && startsWithHeading(content, h) {
-			keep = s // content brings its own heading line
-		}
-		if keep == e && e == len(raw) && len(raw) > 0 && raw[len(raw)-1] != '\n' {
-			return concat(raw, []byte("\n"), []byte(content)), nil
-		}
-		return concat(raw[:keep], []byte(content), raw[e:]), nil
-	case "find_replace":
-		if in.Content != "" || in.Heading != "" {
-			return nil, errInput("content and heading belong to the other ops, not op=find_replace")
-		}
-		if in.Find == "" {
-			return nil, errInput("op=find_replace needs find")
-		}
-		want := in.Count
-		if want < 0 {
-			return nil, errInput("count must be 1 or more, not %d", want)
-		}
-		if want == 0 {
-			want = 1
-		}
-		got := bytes.Count(raw, []byte(in.Find))
-		if got != want {
-			return nil, errInput("find occurs %d times in %s, not %d: make find longer so that it is unique, or pass count=%d to replace them all (nothing was written)",
-				got, p, want, got)
-		}
-		return bytes.ReplaceAll(raw, []byte(in.Find), []byte(in.Replace)), nil
-	case "":
-		return nil, errInput("op is required: append, prepend, replace_section or find_replace")
-	}
-	return nil, errInput("unknown op %q: use append, prepend, replace_section or find_replace", in.Op)
-}
-
-// startsWithHeading reports whether content's first line is heading h itself.
-func startsWithHeading(content string, h *note.Heading) bool {
-	first, _, _ := strings.Cut(content, "\n")
-	first = strings.TrimSpace(first)
-	level := 0
-	for level < len(first) && first[level] == '#' {
-		level++
-	}
-	return level == h.Level && strings.EqualFold(strings.TrimSpace(first[level:]), strings.TrimSpace(h.Text))
-}
-
-func concat(parts ...[]byte) []byte {
-	var out []byte
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }
 
 // --- restore_note ---
@@ -329,101 +180,18 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if err != nil {
 		return nil, err
 	}
-	if (in.From == "") == (in.Revision == "") {
-		return nil, errInput("give exactly one of from (a commit) and revision (a blob id)")
+	r := RestoreRequest{Path: p, From: in.From, Revision: repo.Revision(in.Revision), Author: c.p.Author(), Roles: c.p.Roles(),
+		Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)}
+	if !c.all {
+		r.Readable = c.visibleContent
 	}
-	if err := t.restorable(ctx, c, p, in); err != nil {
-		return nil, err
-	}
-	if c.hiddenNote(ctx, p) {
-		return nil, errTaken(p) // a restore never overwrites
-	}
-	var rl []Relink
-	if b := t.restoredBytes(ctx, p, in); b != nil && t.v.Revision(p) == "" {
-		rl = t.v.relinks(ctx, []repo.Change{{Kind: repo.Put, Path: p, Content: b}}, c.hidden(ctx))
-	}
-	res, err := t.v.Apply(ctx, c.tx(repo.OpRestore, in.Message, in.DryRun,
-		repo.Change{Kind: repo.Restore, Path: p, FromCommit: in.From, FromRevision: repo.Revision(in.Revision)}))
+	res, err := t.v.RestoreNote(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("restore %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	out := writeResult(p, res)
-	out.setRelinks(rl)
+	out := writeResult(p, res.Result)
+	out.setRelinks(res.Relinks)
 	return &out, nil
-}
-
-// restoredBytes returns the bytes a restore would bring back (nil when they cannot
-// be read: Apply then says why).
-func (t *mcpTools) restoredBytes(ctx context.Context, p note.Path, in RestoreNoteArgs) []byte {
-	if in.Revision != "" {
-		if !isRevision(in.Revision) {
-			return nil
-		}
-		b, _ := t.v.ReadRevision(ctx, repo.Revision(in.Revision))
-		return b
-	}
-	blob, err := t.v.Read(ctx, p, in.From)
-	if err != nil {
-		return nil
-	}
-	return blob.Content
-}
-
-// restorable refuses, for a caller without the private scope, a restore whose
-// source it could not read: bytes that were not at path p itself in the history
-// reachable from HEAD (a blob id names bytes, not a place, so any blob, a private
-// note's included, would otherwise be copied to p), or that were a private note
-// there (a private folder, or private: true). Either answers exactly as a source
-// that does not exist does, so neither a blob's existence nor a private note's
-// past is told. Callers with the private scope restore any blob.
-func (t *mcpTools) restorable(ctx context.Context, c *caller, p note.Path, in RestoreNoteArgs) error {
-	if c.all || t.v.Revision(p) != "" && !c.hiddenNote(ctx, p) {
-		return nil // an existing (visible) path is a conflict, whatever the source
-	}
-	var b []byte
-	if in.Revision != "" {
-		rev := repo.Revision(in.Revision)
-		if !isRevision(in.Revision) {
-			return nil // Apply refuses a malformed id as invalid_input, as for anyone
-		}
-		was, err := t.v.RevisionWasAt(ctx, p, rev)
-		if err != nil {
-			return fmt.Errorf("restore %s: %w", p, err)
-		}
-		if was {
-			if b, err = t.v.ReadRevision(ctx, rev); err != nil && !errors.Is(err, repo.ErrNotFound) {
-				return fmt.Errorf("restore %s: %w", p, err)
-			}
-		}
-		if !was || b == nil || !c.visibleContent(p, b) {
-			return errNotFound(p, "no revision %s of %s in its history: take one from history path=%s or diff", rev, p, p)
-		}
-		return nil
-	}
-	blob, err := t.v.Read(ctx, p, in.From)
-	if errors.Is(err, repo.ErrNotFound) {
-		return invisibleAt(p, in.From)
-	}
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", p, err)
-	}
-	if !c.visibleContent(p, blob.Content) {
-		return invisibleAt(p, in.From)
-	}
-	return nil
-}
-
-// isRevision reports whether s is a 40-character hex object id.
-func isRevision(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // --- capture ---
@@ -443,73 +211,29 @@ type CaptureResult struct {
 }
 
 func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*CaptureResult, error) {
-	text := strings.TrimSpace(in.Text)
-	if text == "" {
-		return nil, errInput("text is required")
+	res, err := t.v.Capture(ctx, CaptureRequest{Text: in.Text, Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(),
+		DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
+	if err != nil {
+		return nil, inputToolError(err)
 	}
-	if len(in.Text) > maxCaptureBytes {
-		return nil, errInput("text is %d bytes; a capture takes at most %d: write a note instead", len(in.Text), maxCaptureBytes)
+	out := &CaptureResult{WriteResult: writeResult(res.Path, res.Result), Created: res.Created}
+	out.setRelinks(res.Relinks)
+	return out, nil
+}
+
+// inputToolError gives an *InputError its tool error, with its very message;
+// other errors are left to the tools' one classification.
+func inputToolError(err error) error {
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		return err
 	}
-	title := strings.Join(strings.Fields(in.Title), " ")
-	now := t.now().UTC()
-	day := now.Format("2006-01-02")
-	inbox := strings.Trim(c.cfg.Inbox, "/")
-	p := note.Path(day + ".md")
-	if inbox != "" {
-		p = note.Path(inbox + "/" + day + ".md")
+	if errors.Is(ie.Kind, repo.ErrNotFound) {
+		return errNotFound(ie.Path, "%s", ie.Msg)
 	}
-	if c.hiddenNote(ctx, p) {
-		// Capture takes no path, so errTaken's "choose another path" would be no help.
-		te := errInput("today's inbox note %s is one you cannot see, so a capture cannot append to it: write a note of your own with write_note instead, or ask the vault's owner (nothing was written)", p)
-		te.Path = p
-		return nil, te
-	}
-	heading := "## " + now.Format("15:04:05") + " UTC"
-	if title != "" {
-		heading += " · " + title
-	}
-	entry := "\n" + heading + "\n\n" + text + "\n"
-	// Captures of the same day race for one note: this server's go one at a time;
-	// on a conflict (another process wrote the note), take the new current bytes
-	// and append again (append-only, so nothing can be lost).
-	t.captureMu.Lock()
-	defer t.captureMu.Unlock()
-	for attempt := 0; ; attempt++ {
-		var old []byte
-		rev := t.v.Revision(p)
-		created := rev == ""
-		if !created {
-			b, err := t.v.ReadRevision(ctx, rev)
-			if err != nil {
-				return nil, fmt.Errorf("capture %s: %w", p, err)
-			}
-			old = b
-		} else {
-			old = fmt.Appendf(nil, "---\ntitle: Inbox %s\ntype: inbox\nstatus: active\ntags: [inbox, capture]\nupdated: %s\n---\n# Inbox %s\n", day, day, day)
-		}
-		next := append([]byte(nil), old...)
-		if len(next) > 0 && next[len(next)-1] != '\n' {
-			next = append(next, '\n')
-		}
-		next = append(next, entry...)
-		msg := "capture " + string(p)
-		if title != "" {
-			msg += ": " + title
-		}
-		ch := repo.Change{Kind: repo.Put, Path: p, Content: next, ExpectedRevision: rev}
-		rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
-		res, err := t.v.Apply(ctx, c.tx(repo.OpCapture, repo.Subject(msg), in.DryRun, ch))
-		var busy *repo.BusyError
-		if errors.Is(err, repo.ErrConflict) && !errors.As(err, &busy) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("capture %s: %w", p, err)
-		}
-		out := &CaptureResult{WriteResult: writeResult(p, res), Created: created}
-		out.setRelinks(rl)
-		return out, nil
-	}
+	te := errInput("%s", ie.Msg)
+	te.Path = ie.Path
+	return te
 }
 
 // --- file_note ---
@@ -533,138 +257,28 @@ type FileNoteResult struct {
 	IndexChanged bool `json:"index_changed"`
 }
 
-const indexName = "_INDEX.md"
-
 func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*FileNoteResult, error) {
 	p, err := writtenPathArg("path", in.Path)
 	if err != nil {
 		return nil, err
 	}
-	folder := p.Folder()
-	idx := note.Path(indexName)
-	if folder != "" {
-		idx = note.Path(folder + "/" + indexName)
-	}
-	if strings.EqualFold(string(p), string(idx)) {
-		return nil, errInput("%s is the folder's index itself: write it with write_note", p)
-	}
-	if c.hiddenNote(ctx, p) {
+	// A hidden note at p looks missing, as in write_note; FileNote refuses filing
+	// a folder's index itself before that.
+	if c.hiddenNote(ctx, p) && !strings.EqualFold(string(p), string(FileIndex(p))) {
 		if in.ExpectedRevision == "" {
 			return nil, errTaken(p)
 		}
 		exp := repo.Revision(in.ExpectedRevision)
 		return nil, c.asMissing(fmt.Errorf("file %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
-	if c.hiddenNote(ctx, idx) {
-		return nil, errTaken(idx)
-	}
-	stem := note.Stem(p)
-	title := strings.Join(strings.Fields(in.Title), " ")
-	if title == "" {
-		title = stem
-		if n, err := note.Parse(p, []byte(in.Content)); err == nil {
-			title = n.Title
-		}
-	}
-	link := "[[" + stem + "]]"
-	if title != stem {
-		link = "[[" + stem + "|" + title + "]]"
-	}
-	// The index entry is the server's to work out: filings through this server go
-	// one at a time, and one that races another process's filing into the same
-	// folder (a conflict on the index) reads the index again.
-	t.fileMu.Lock()
-	defer t.fileMu.Unlock()
-	for attempt := 1; ; attempt++ {
-		out, err := t.fileNoteOnce(ctx, c, in, p, idx, link, title)
-		var ce *repo.ConflictError
-		switch {
-		case !errors.As(err, &ce) || ce.Path != idx:
-			return out, err
-		case attempt == 4:
-			// Its revision is of no use to the caller, who did not name the index.
-			return nil, fmt.Errorf("file %s: %w", p, &repo.ConflictError{Reason: "the folder's index kept changing (other notes filed into it at the same moment)"})
-		}
-	}
-}
-
-// fileNoteOnce is one attempt of file_note against the index as it is now.
-func (t *mcpTools) fileNoteOnce(ctx context.Context, c *caller, in FileNoteArgs, p, idx note.Path, link, title string) (*FileNoteResult, error) {
-	folder := p.Folder()
-	changes := []repo.Change{{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}}
-	idxRev := t.v.Revision(idx)
-	var idxNew []byte
-	if idxRev == "" {
-		day := t.now().UTC().Format("2006-01-02")
-		name := folder
-		if name == "" {
-			name = "Vault"
-		}
-		idxNew = fmt.Appendf(nil, "---\ntitle: %s index\ntype: index\nstatus: active\ntags: [index, map-of-content]\nupdated: %s\n---\n# %s index\n\n- %s\n",
-			yamlScalar(name), day, name, link)
-	} else {
-		old, err := t.v.ReadRevision(ctx, idxRev)
-		if err != nil {
-			return nil, fmt.Errorf("file %s: %w", p, err)
-		}
-		if !indexLinks(idx, old, p, title) {
-			idxNew = append([]byte(nil), old...)
-			if len(idxNew) > 0 && idxNew[len(idxNew)-1] != '\n' {
-				idxNew = append(idxNew, '\n')
-			}
-			idxNew = append(idxNew, "- "+link+"\n"...)
-		}
-	}
-	if idxNew != nil {
-		changes = append(changes, repo.Change{Kind: repo.Put, Path: idx, Content: idxNew, ExpectedRevision: idxRev})
-	}
-	msg := in.Message
-	if strings.TrimSpace(msg) == "" {
-		msg = repo.Subject(fmt.Sprintf("file %s in %s", p, idx))
-	}
-	rl := t.v.relinks(ctx, changes, c.hidden(ctx))
-	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, msg, in.DryRun, changes...))
+	res, err := t.v.FileNote(ctx, FileRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", p, err)
+		return nil, inputToolError(err)
 	}
-	out := &FileNoteResult{WriteResult: writeResult(p, res), Index: idx, IndexRevision: idxRev, IndexChanged: idxNew != nil}
-	out.setRelinks(rl)
-	for _, ch := range res.Changes {
-		if ch.Path == idx {
-			out.IndexRevision = ch.Revision
-		}
-	}
+	out := &FileNoteResult{WriteResult: writeResult(p, res.Result), Index: res.Index, IndexRevision: res.IndexRevision, IndexChanged: res.IndexChanged}
+	out.setRelinks(res.Relinks)
 	return out, nil
-}
-
-// indexLinks reports whether the index already has a wikilink naming the note at p
-// (by path, file name or title).
-func indexLinks(idx note.Path, raw []byte, p note.Path, title string) bool {
-	n, err := note.Parse(idx, raw)
-	if err != nil {
-		return false
-	}
-	names := []string{string(p), strings.TrimSuffix(string(p), ".md"), note.Stem(p), title}
-	if rel, ok := strings.CutPrefix(string(p), idx.Folder()+"/"); ok {
-		names = append(names, rel, strings.TrimSuffix(rel, ".md"))
-	}
-	for _, l := range n.Links {
-		for _, name := range names {
-			if strings.EqualFold(strings.TrimSpace(l.Target), name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// yamlScalar quotes s for YAML when it is not a safe plain scalar.
-func yamlScalar(s string) string {
-	plain := s != "" && !strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") && strings.TrimSpace(s) == s
-	if plain {
-		return s
-	}
-	return "\"" + strings.NewReplacer("\\", "\\\\", "\"", "\\\"").Replace(s) + "\""
 }
 
 // --- move_note, archive_note ---

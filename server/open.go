@@ -20,6 +20,11 @@ type Vault struct {
 	// alone from its last check of the plan to its commit, so that no write of
 	// this process lands in between (MoveNote).
 	writeMu sync.RWMutex
+	// captureMu serialises Capture: captures of a day all append to its inbox note.
+	captureMu sync.Mutex
+	// fileMu serialises FileNote: filings into one folder would conflict on its
+	// index (another process's filings are retried).
+	fileMu sync.Mutex
 }
 
 // Apply is repo.Vault.Apply, in turn with a move's commit (see writeMu).

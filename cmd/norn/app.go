@@ -46,6 +46,8 @@ func commands() []command {
 		{"init", "[DIR]", "create a vault, or adopt a folder of Markdown or a git repository", runInit},
 		{"read", "PATH [--at REV]", "print a note (at HEAD or at a commit)", runRead},
 		{"write", "PATH < content", "create or update a note from stdin (--expected-revision to update)", runWrite},
+		{"edit", "PATH --op OP --expected-revision REV", "change part of a note: append, prepend, replace_section, find_replace", runEdit},
+		{"capture", "[TEXT...] (or stdin)", "append a thought to today's inbox note", runCapture},
 		{"ls", "[FOLDER]", "list a folder", runLs},
 		{"log", "[PATH]", "show the commits (of one note)", runLog},
 		{"archive", "PATH --reason R", "archive a note (archived|superseded|retracted); nothing is deleted", runArchive},

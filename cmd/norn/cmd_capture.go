@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// runCapture appends a quick thought to today's inbox note (server.Capture): the
+// arguments joined by spaces, or stdin when there are none.
+func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
+	fs := newFlags("capture", g)
+	var w writer
+	w.register(fs)
+	title := fs.String("title", "", "a short title for the entry")
+	dry := fs.Bool("dry-run", false, "check the gates and show what would change; write nothing")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(args, " ")
+	if len(args) == 0 {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > maxStdin {
+			return fmt.Errorf("%w: text on stdin is over %d bytes", repo.ErrInvalid, maxStdin)
+		}
+		text = string(b)
+	}
+	v, err := openWired(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer v.Vault.Close()
+	tx := w.tx(v.Vault, repo.OpCapture)
+	if tx.Message != "" {
+		return usagef("capture writes its own commit subject: drop --message")
+	}
+	res, err := v.Capture(ctx, server.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry})
+	if res == nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
+	if g.json {
+		return printMutation(e, res.Result, err, map[string]any{"path": res.Path, "revision": res.Revision, "created": res.Created})
+	}
+	return printResult(e, g, res.Result, err)
+}
