@@ -83,7 +83,8 @@ func errForbidden(format string, args ...any) *ToolError {
 // errInvisible is what a principal without the private scope gets for a private
 // note: exactly what it would get for a note that does not exist.
 func errInvisible(p note.Path) *ToolError {
-	return errNotFound(p, "no note %s: check the path with list_notes or search", p)
+	m := missingAt(p, "")
+	return errNotFound(p, "%s", m.Msg)
 }
 
 // ToolErrorFrom renders err as a tool error: its code and class are those of
