@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestMCP_BrokenConfigFailsClosed(t *testing.T) {
 	// The owner fixes the file; a reader sees the vault as before.
 	owner, octx := e.connect(&mcpOwner, true)
 	mustCall(t, owner, octx, "write_note", map[string]any{"path": ".norn/config.yaml", "content": "privacy:\n  folders: [secret/]\n",
-		"expected_revision": string(v.Revision(server.ConfigPath))}, nil)
+		"expected_revision": string(v.Revision(vault.ConfigPath))}, nil)
 	mustCall(t, reader, rctx, "search", map[string]any{"query": "nightjar", "wait_for_pending_writes": true}, &res)
 	if res.Total != 0 {
 		t.Fatalf("after the fix, a private note found by a reader: total %d", res.Total)

@@ -53,13 +53,13 @@ func (c *caller) commitInfo(ctx context.Context, cm repo.Commit) (ci CommitInfo,
 		parent = string(cm.Parents[0])
 	}
 	changes, err := c.t.v.Diff(ctx, parent, string(cm.ID))
-	if err != nil && !c.all {
+	if err != nil && !c.SeesAll() {
 		return ci, false
 	}
 	hidden, reads := false, 0
 	var visible []note.Path
 	for _, ch := range changes {
-		if !c.all && !c.changeVisible(ctx, ch, &reads) {
+		if !c.SeesAll() && !c.changeVisible(ctx, ch, &reads) {
 			hidden = true
 			continue
 		}
@@ -85,15 +85,15 @@ func (c *caller) changeVisible(ctx context.Context, ch repo.FileChange, reads *i
 		rev = ch.OldRevision
 	}
 	switch {
-	case c.cfg.IsPrivate(ch.Path, nil):
+	case c.Config().IsPrivate(ch.Path, nil):
 		return false
 	case !note.IsNote(ch.Path):
 		return true
 	case c.t.v.Revision(ch.Path) == rev:
-		return c.visible(ctx, ch.Path)
+		return c.Visible(ctx, ch.Path)
 	case *reads < maxPrivacyReads:
 		*reads++
-		return c.visibleAt(ctx, ch.Path, rev)
+		return c.VisibleAt(ctx, ch.Path, rev)
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"net/http"
 	"os"
@@ -100,7 +101,7 @@ func documentedCurl(t *testing.T, token string) (url string, hdr map[string]stri
 // note; without the parts the doc says are required, it is refused as the doc says.
 func TestHTTPHandler_DocumentedCurlCall(t *testing.T) {
 	v, e := newMCPEnv(t, mcpFixture)
-	tok, secrets := e2eTokens(t, v, map[string][]server.Scope{"curl": {server.ScopeRead}})
+	tok, secrets := e2eTokens(t, v, map[string][]auth.Scope{"curl": {auth.ScopeRead}})
 	url := e2eServeHTTP(t, e.s, tok)
 	docURL, hdr, body := documentedCurl(t, secrets["curl"])
 	if docURL != "http://127.0.0.1:7777/mcp" {

@@ -3,6 +3,9 @@ package server_test
 import (
 	"context"
 	"errors"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"maps"
 	"strings"
 	"testing"
@@ -14,7 +17,7 @@ import (
 
 // edgeNote is a note of the default profile with one typed edge to `to`.
 func edgeNote(title, to string) string {
-	return "---\ntitle: " + title + "\nedges:\n  - to: \"" + to + "\"\n    type: supports\n    why: " + goodWhy + "\n---\n# " + title + "\n"
+	return "---\ntitle: " + title + "\nedges:\n  - to: \"" + to + "\"\n    type: supports\n    why: " + testvault.GoodWhy + "\n---\n# " + title + "\n"
 }
 
 // TestVault_EdgeTargetGate: a write whose `edges:` name a note that does not
@@ -24,10 +27,10 @@ func edgeNote(title, to string) string {
 func TestVault_EdgeTargetGate(t *testing.T) {
 	ctx := context.Background()
 	files := map[string]string{"pic.png": "png\n"}
-	for p, c := range edgeFixture {
+	for p, c := range testvault.EdgeFixture {
 		files[p] = c
 	}
-	v := openServed(t, files)
+	v := testvault.OpenServed(t, files)
 	put := func(changes ...repo.Change) error {
 		tx := repo.Tx{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}, Op: repo.OpWrite, Changes: changes}
 		for _, c := range changes {
@@ -87,21 +90,21 @@ func TestVault_EdgeTargetGate(t *testing.T) {
 		t.Fatalf("target archived meanwhile: %v", got)
 	}
 	// Archive the target: b's edge dangles, and b stays editable.
-	if _, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: "new/hll.md", Reason: repo.ReasonArchived, Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
+	if _, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: "new/hll.md", Reason: repo.ReasonArchived, Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := put(repo.Change{Kind: repo.Put, Path: "new/b.md", Content: []byte(edgeNote("B", "[[HyperLogLog]]") + "More.\n"), ExpectedRevision: v.Revision("new/b.md")}); err != nil {
 		t.Fatalf("an edit keeping an old dangling edge: %v", err)
 	}
 	// A move rewrites the edges to the moved note, and they pass.
-	if _, err := v.MoveNote(ctx, server.MoveRequest{From: "tech/cms.md", To: "sketch/cms2.md", Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
+	if _, err := v.MoveNote(ctx, vault.MoveRequest{From: "tech/cms.md", To: "sketch/cms2.md", Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := headBytes(t, v, "new/a.md"); !strings.Contains(got, "to: \"[[Count-min sketch]]\"") {
+	if got := testvault.HeadBytes(t, v, "new/a.md"); !strings.Contains(got, "to: \"[[Count-min sketch]]\"") {
 		t.Fatalf("a.md after the move: %s", got)
 	}
 	// Through LinkNotes the gate agrees.
-	if _, err := v.LinkNotes(ctx, server.EdgeRequest{From: "new/a.md", To: "sketch/cms2.md", Type: "refines", Why: goodWhy, Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
+	if _, err := v.LinkNotes(ctx, vault.EdgeRequest{From: "new/a.md", To: "sketch/cms2.md", Type: "refines", Why: testvault.GoodWhy, Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -132,9 +135,9 @@ func TestMCP_EdgeGateHidesPrivateTargets(t *testing.T) {
 	files["priv/plan.md"] = "---\ntitle: Private plan\nprivate: true\n---\n# Private plan\n"
 	files["pub/plan.md"] = "---\ntitle: Public plan\n---\n# Public plan\n"
 	v, e := newMCPEnv(t, files)
-	tok, secret := e2eTokens(t, v, map[string][]server.Scope{
-		"agent":   {server.ScopeRead, server.ScopeWrite},
-		"trusted": {server.ScopeRead, server.ScopeWrite, server.ScopePrivate},
+	tok, secret := e2eTokens(t, v, map[string][]auth.Scope{
+		"agent":   {auth.ScopeRead, auth.ScopeWrite},
+		"trusted": {auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate},
 	})
 	url := e2eServeHTTP(t, e.s, tok)
 	ctx := context.Background()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"net/http"
@@ -82,7 +83,7 @@ func limitsOf(opts HTTPOptions) httpLimits {
 // reads its body (readBody) and checks its JSON-RPC envelope (invalidRequest),
 // putting the body back in r for mcp-go. It answers a refusal itself and returns
 // false then; otherwise release gives the slot back once the request is done.
-func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p Principal) (release func(), ok bool) {
+func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p auth.Principal) (release func(), ok bool) {
 	kind := slotCall
 	if r.Method == http.MethodGet {
 		kind = slotStream
@@ -202,7 +203,7 @@ func (s *principalSlots) release(name string, kind slotKind) {
 
 // tooMany answers 429 with Retry-After: the principal has max requests of kind
 // running.
-func (h *HTTPHandler) tooMany(w http.ResponseWriter, p Principal, kind slotKind) {
+func (h *HTTPHandler) tooMany(w http.ResponseWriter, p auth.Principal, kind slotKind) {
 	what := "requests"
 	if kind == slotStream {
 		what = "listening streams"

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/norn-vault/norn/server/auth"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -65,7 +66,7 @@ func TestServeStdio_InvalidIDs(t *testing.T) {
 		var n atomic.Int64
 		in := stdioInit + msg + "\n"
 		var out syncBuffer
-		p := server.Principal{Name: "bot", Scopes: []server.Scope{server.ScopeRead}}
+		p := auth.Principal{Name: "bot", Scopes: []auth.Scope{auth.ScopeRead}}
 		if err := server.ServeStdio(context.Background(), countMCP(&n), p, strings.NewReader(in), &out, server.StdioOptions{Grace: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestServeStdio_InvalidIDs(t *testing.T) {
 	var n atomic.Int64
 	var out syncBuffer
 	in := stdioInit + `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"count","arguments":{}}}` + "\n"
-	if err := server.ServeStdio(context.Background(), countMCP(&n), server.Principal{Name: "bot"}, strings.NewReader(in), &out, server.StdioOptions{}); err != nil {
+	if err := server.ServeStdio(context.Background(), countMCP(&n), auth.Principal{Name: "bot"}, strings.NewReader(in), &out, server.StdioOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n.Load() != 1 || !strings.Contains(out.String(), `"id":"s-1"`) {

@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -49,7 +49,7 @@ Nothing is ever deleted: archive_note removes a note from HEAD with a reason, re
 // notes as resources norn://note/{path}, with subscriptions. Transports (stdio,
 // streamable HTTP) wrap it; every request's context must carry the caller
 // (WithPrincipal), or every tool answers forbidden.
-func NewMCPServer(v *Vault, opts MCPOptions) *mcpserver.MCPServer {
+func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -87,11 +87,10 @@ func NewMCPServer(v *Vault, opts MCPOptions) *mcpserver.MCPServer {
 
 // mcpTools holds what the tool and resource handlers share.
 type mcpTools struct {
-	v    *Vault
+	v    *vault.Vault
 	srv  *mcpserver.MCPServer
 	log  *slog.Logger
 	now  func() time.Time
-	priv privacySet
 	subs *subscriptions
 }
 
@@ -99,7 +98,7 @@ type mcpTools struct {
 // behaviour hints (openWorldHint is always false: a tool touches only the vault).
 type toolDef struct {
 	name, title, desc string
-	scope             Scope
+	scope             auth.Scope
 	readOnly          bool
 	destructive       bool
 	idempotent        bool
@@ -137,7 +136,7 @@ func addTool[In, Out any](t *mcpTools, d toolDef, h func(ctx context.Context, c 
 		}
 		out, err := h(ctx, c, in)
 		if err != nil {
-			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.visible(ctx, p) })), nil
+			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.Visible(ctx, p) })), nil
 		}
 		return structuredResult(d.name, out), nil
 	})
@@ -193,101 +192,31 @@ func decodeArgs(req mcp.CallToolRequest, dst any) error {
 	return nil
 }
 
-// caller is the principal of one tool call with what it may see.
+// caller is the principal of one tool call with what it may see (vault.Viewer:
+// the one privacy rule).
 type caller struct {
-	t   *mcpTools
-	p   Principal
-	cfg config.Config
-	// all: the principal holds the private scope and sees every note.
-	all bool
-
-	once       sync.Once
-	private    map[note.Path]bool // notes at HEAD whose frontmatter makes them private
-	privCommit repo.CommitID      // the HEAD private is of
-	privErr    error
+	*vault.Viewer
+	t *mcpTools
+	p auth.Principal
 }
 
 // caller returns the request's principal, refused unless it holds scope.
-func (t *mcpTools) caller(ctx context.Context, scope Scope) (*caller, *ToolError) {
-	p, ok := PrincipalFrom(ctx)
+func (t *mcpTools) caller(ctx context.Context, scope auth.Scope) (*caller, *ToolError) {
+	p, ok := auth.PrincipalFrom(ctx)
 	if !ok {
 		return nil, errForbidden("no caller identity on this request: the transport did not authenticate it; connect with a token (norn token add NAME)")
 	}
 	if !p.Can(scope) {
 		return nil, errForbidden("%s may not do this: it needs the %s scope and holds %s; ask the vault's owner for a token with it (norn token add NAME --scopes ...)",
-			p.Name, scope, scopeList(p.Scopes))
+			p.Name, scope, auth.ScopeList(p.Scopes))
 	}
-	cfg, _, cfgErr := t.v.Settings.Current(ctx)
-	if cfgErr != nil && !p.Can(ScopePrivate) {
+	vw, err := t.v.Viewer(ctx, p.Actor())
+	if err != nil {
 		// Fail closed: under the defaults a note in a private folder of the broken
 		// file would show. The message names no part of the file.
-		return nil, errForbidden("the vault's settings (%s) do not parse, so which notes are private is unknown: until the vault's owner fixes the file (norn doctor names every problem), only a token with the private scope may use the vault", ConfigPath)
+		return nil, errForbidden("the vault's settings (%s) do not parse, so which notes are private is unknown: until the vault's owner fixes the file (norn doctor names every problem), only a token with the private scope may use the vault", vault.ConfigPath)
 	}
-	return &caller{t: t, p: p, cfg: cfg, all: p.Can(ScopePrivate)}, nil
-}
-
-// privateAtHead returns the notes at HEAD private by their frontmatter (nil for a
-// caller that sees everything).
-func (c *caller) privateAtHead(ctx context.Context) (map[note.Path]bool, error) {
-	if c.all {
-		return nil, nil
-	}
-	c.once.Do(func() { c.private, c.privCommit, c.privErr = c.t.priv.get(ctx, c.t.v.Vault) })
-	return c.private, c.privErr
-}
-
-// visible reports whether the caller may see the note at p as it is at HEAD (a
-// path that does not exist there is judged by its folder alone). It fails closed.
-func (c *caller) visible(ctx context.Context, p note.Path) bool {
-	if c.all {
-		return true
-	}
-	if c.cfg.IsPrivate(p, nil) {
-		return false
-	}
-	set, err := c.privateAtHead(ctx)
-	if err != nil {
-		return false
-	}
-	return !set[p]
-}
-
-// visibleContent reports whether the caller may see the note at p with bytes raw
-// (any revision).
-func (c *caller) visibleContent(p note.Path, raw []byte) bool {
-	return c.all || !notePrivate(c.cfg, p, raw, nil, nil)
-}
-
-// visibleParsed is visibleContent for bytes raw already parsed: n and err are
-// what note.Parse made of them.
-func (c *caller) visibleParsed(p note.Path, n *note.Note, err error, raw []byte) bool {
-	return c.all || !notePrivate(c.cfg, p, raw, n, err)
-}
-
-// visibleAt reports whether the caller may see the note at p at revision rev,
-// using the HEAD set when rev is p's revision at HEAD and reading the bytes
-// otherwise.
-func (c *caller) visibleAt(ctx context.Context, p note.Path, rev repo.Revision) bool {
-	if c.all {
-		return true
-	}
-	if c.cfg.IsPrivate(p, nil) {
-		return false
-	}
-	if !note.IsNote(p) {
-		return true
-	}
-	if rev != "" && c.t.v.Revision(p) == rev {
-		return c.visible(ctx, p)
-	}
-	if rev == "" {
-		return c.visible(ctx, p)
-	}
-	b, err := c.t.v.ReadRevision(ctx, rev)
-	if err != nil {
-		return false
-	}
-	return c.visibleContent(p, b)
+	return &caller{Viewer: vw, t: t, p: p}, nil
 }
 
 // NoteRef names a note.
@@ -314,14 +243,14 @@ type WriteResult struct {
 	// differently (a new note taking over links, a retitled note losing them, a
 	// removed heading), as HEAD stood before it, at most 50; RelinkedTotal counts
 	// them all. Empty when the search index is unavailable or busy catching up.
-	Relinked      []Relink `json:"relinked,omitempty"`
-	RelinkedTotal int      `json:"relinked_total,omitempty"`
+	Relinked      []vault.Relink `json:"relinked,omitempty"`
+	RelinkedTotal int            `json:"relinked_total,omitempty"`
 }
 
 // setRelinks reports rl on w.
-func (w *WriteResult) setRelinks(rl []Relink) {
+func (w *WriteResult) setRelinks(rl []vault.Relink) {
 	w.RelinkedTotal = len(rl)
-	w.Relinked = rl[:min(len(rl), maxRelinks)]
+	w.Relinked = rl[:min(len(rl), vault.MaxRelinks)]
 }
 
 // writeResult reports res for path p.

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"github.com/norn-vault/norn/server/auth"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func rawToolCall(t *testing.T, url, token, tool, args string) *server.ToolError 
 // nothing; encoding/json alone would have written U+FFFD or taken the last key.
 func TestMCP_ArgumentsDecodedStrictly(t *testing.T) {
 	v, e := newMCPEnv(t, mcpFixture)
-	tok, secret := e2eTokens(t, v, map[string][]server.Scope{"rw": {server.ScopeRead, server.ScopeWrite}})
+	tok, secret := e2eTokens(t, v, map[string][]auth.Scope{"rw": {auth.ScopeRead, auth.ScopeWrite}})
 	url := e2eServeHTTP(t, e.s, tok)
 	s := &e2eSession{v: v}
 	state := s.vaultState(t)

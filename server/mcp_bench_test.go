@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"io"
 	"log/slog"
 	"net"
@@ -120,7 +122,7 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // known-item queries and the notes they are about.
 type mcpBench struct {
 	ctx     context.Context
-	v       *server.Vault
+	v       *vault.Vault
 	queries []string
 	paths   []note.Path
 	named   []note.Path // the notes of paths not at the root whose file name no other note has
@@ -190,14 +192,14 @@ func newMCPBench(b *testing.B) *mcpBench {
 	ctx := e.ctx
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
-	// Import with the git CLI (Norn adopts the repository as it is); server.Open
+	// Import with the git CLI (Norn adopts the repository as it is); vault.Open
 	// rebuilds the index from HEAD.
 	dir := b.TempDir()
 	benchRun(b, "", "cp", "-R", root+string(filepath.Separator)+".", dir)
 	benchRun(b, dir, "git", "init", "-q", "-b", "main")
 	benchRun(b, dir, "git", "add", "-A")
 	benchRun(b, dir, "git", "-c", "user.name=o", "-c", "user.email=o@x", "commit", "-q", "-m", "import")
-	v, err := server.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}, Logger: quiet})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}, Logger: quiet}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -216,8 +218,8 @@ func newMCPBench(b *testing.B) *mcpBench {
 
 	// One token in the vault's real tokens file; the in-process client calls as the
 	// principal it authenticates to.
-	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), quiet)
-	secret, err := tokens.Add("bench-agent", []server.Scope{server.ScopeRead, server.ScopeWrite}) // norn token add's default
+	tokens := auth.OpenTokens(auth.TokensPath(v.GitDir()), quiet)
+	secret, err := tokens.Add("bench-agent", []auth.Scope{auth.ScopeRead, auth.ScopeWrite}) // norn token add's default
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func newMCPBench(b *testing.B) *mcpBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inCtx := server.WithPrincipal(ctx, principal)
+	inCtx := auth.WithPrincipal(ctx, principal)
 	if err := in.Start(inCtx); err != nil {
 		b.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func newMCPBench(b *testing.B) *mcpBench {
 	for _, c := range e.clients {
 		var sr server.SearchResult
 		benchDecode(b, c, "search", e.searchArgs(0), &sr)
-		if sr.Engine != server.EngineBM25 || sr.IndexStale || len(sr.Hits) == 0 {
+		if sr.Engine != vault.EngineBM25 || sr.IndexStale || len(sr.Hits) == 0 {
 			b.Fatalf("%s: search %q: engine %s, stale %v, %d hits", c.name, e.queries[0], sr.Engine, sr.IndexStale, len(sr.Hits))
 		}
 		var rn server.ReadNoteResult
@@ -317,7 +319,7 @@ func newMCPBench(b *testing.B) *mcpBench {
 // uniqueNames returns the notes of targets, in order and each once, that are not
 // at the root and whose file name (case-insensitive) no other note at HEAD has: read
 // by "[[name]]", each resolves by the link rules' file-name step.
-func uniqueNames(b *testing.B, ctx context.Context, v *server.Vault, targets []note.Path) []note.Path {
+func uniqueNames(b *testing.B, ctx context.Context, v *vault.Vault, targets []note.Path) []note.Path {
 	b.Helper()
 	files, _, err := v.Files(ctx, "")
 	if err != nil {
@@ -377,7 +379,7 @@ func (e *mcpBench) readArgs(i int) map[string]any {
 // without the private scope and a first page of 10: 11 hits (one more says whether
 // there is a next page) of the public view.
 func (e *mcpBench) searchDirect(ctx context.Context, i int) error {
-	_, err := e.v.Index.Search(ctx, server.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 11, Literal: true, HidePrivate: true})
+	_, err := e.v.Index.Search(ctx, vault.SearchRequest{Query: e.queries[i%len(e.queries)], Limit: 11, Literal: true, HidePrivate: true})
 	return err
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"io"
 	"log/slog"
 	"net/http"
@@ -39,7 +41,7 @@ var e2eQuiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // e2eServeHTTP serves s over streamable HTTP on 127.0.0.1 with tok, as `norn serve
 // --http` does, and returns the MCP URL.
-func e2eServeHTTP(t *testing.T, s *mcpserver.MCPServer, tok *server.Tokens) string {
+func e2eServeHTTP(t *testing.T, s *mcpserver.MCPServer, tok *auth.Tokens) string {
 	t.Helper()
 	url, _ := serveMCPHTTP(t, s, server.HTTPOptions{Tokens: tok, Logger: e2eQuiet})
 	return url
@@ -47,9 +49,9 @@ func e2eServeHTTP(t *testing.T, s *mcpserver.MCPServer, tok *server.Tokens) stri
 
 // e2eTokens writes a tokens file in the vault's .git/norn with one token per name
 // and its scopes, and returns the tokens and their secrets.
-func e2eTokens(t *testing.T, v *server.Vault, scopes map[string][]server.Scope) (*server.Tokens, map[string]string) {
+func e2eTokens(t *testing.T, v *vault.Vault, scopes map[string][]auth.Scope) (*auth.Tokens, map[string]string) {
 	t.Helper()
-	tok := server.OpenTokens(server.TokensPath(v.GitDir()), nil)
+	tok := auth.OpenTokens(auth.TokensPath(v.GitDir()), nil)
 	secrets := map[string]string{}
 	for name, sc := range scopes {
 		s, err := tok.Add(name, sc)
@@ -63,7 +65,7 @@ func e2eTokens(t *testing.T, v *server.Vault, scopes map[string][]server.Scope) 
 
 // e2eStdio serves s on a pair of pipes as principal p and connects the real
 // client's stdio transport to them.
-func e2eStdio(t *testing.T, s *mcpserver.MCPServer, p server.Principal) *client.Client {
+func e2eStdio(t *testing.T, s *mcpserver.MCPServer, p auth.Principal) *client.Client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -96,7 +98,7 @@ func e2eStdio(t *testing.T, s *mcpserver.MCPServer, p server.Principal) *client.
 type e2eSession struct {
 	c   *client.Client
 	ctx context.Context
-	v   *server.Vault
+	v   *vault.Vault
 	// who is the principal's name: the author of every commit it makes.
 	who string
 	// st carries values from one case to the next.
@@ -230,7 +232,7 @@ func e2eCases() []e2eCase {
 				len(m.Recent) == 0 || string(m.Recent[0].Commit) != head || m.Inbox == "" {
 				t.Fatalf("vault_map: %+v", m)
 			}
-			if !slices.Contains(m.Folders, server.Count{Name: "tech", Notes: 2}) || slices.ContainsFunc(m.Folders, func(c server.Count) bool { return c.Name == "personal-notes" }) {
+			if !slices.Contains(m.Folders, vault.Count{Name: "tech", Notes: 2}) || slices.ContainsFunc(m.Folders, func(c vault.Count) bool { return c.Name == "personal-notes" }) {
 				t.Fatalf("vault_map folders: %+v", m.Folders)
 			}
 		}, bad: []e2eBad{
@@ -331,7 +333,7 @@ func e2eCases() []e2eCase {
 		}},
 
 		{tool: "links", good: func(t *testing.T, s *e2eSession) {
-			var l server.Links
+			var l vault.Links
 			s.call(t, "links", map[string]any{"path": "tech/bloom.md"}, &l)
 			var from []string
 			for _, b := range l.Backlinks {
@@ -374,9 +376,9 @@ func e2eCases() []e2eCase {
 		}},
 
 		{tool: "stats", good: func(t *testing.T, s *e2eSession) {
-			var st server.Stats
+			var st vault.Stats
 			s.call(t, "stats", nil, &st)
-			if st.Notes != 7 || st.Commit != s.git(t, "rev-parse", "HEAD") || !slices.Contains(st.Folders, server.Count{Name: "e2e", Notes: 1}) || st.Links.Resolved == 0 {
+			if st.Notes != 7 || st.Commit != s.git(t, "rev-parse", "HEAD") || !slices.Contains(st.Folders, vault.Count{Name: "e2e", Notes: 1}) || st.Links.Resolved == 0 {
 				t.Fatalf("stats: %+v", st)
 			}
 		}, bad: []e2eBad{
@@ -628,10 +630,10 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 }
 
 func TestMCPE2E_HTTP(t *testing.T) {
-	scopes := map[string][]server.Scope{
-		"e2e-writer":  {server.ScopeRead, server.ScopeWrite},
-		"e2e-reader":  {server.ScopeRead},
-		"e2e-trusted": {server.ScopeRead, server.ScopeWrite, server.ScopePrivate},
+	scopes := map[string][]auth.Scope{
+		"e2e-writer":  {auth.ScopeRead, auth.ScopeWrite},
+		"e2e-reader":  {auth.ScopeRead},
+		"e2e-trusted": {auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate},
 	}
 	for _, era := range []struct {
 		name   string
@@ -661,7 +663,7 @@ func TestMCPE2E_HTTP(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="norn"` || errorCode(t, body) != "missing_token" {
 			t.Fatalf("no token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
-		wrong := server.TokenPrefix + strings.Repeat("A", 43)
+		wrong := auth.TokenPrefix + strings.Repeat("A", 43)
 		resp, body = rawPost(t, url, bearer(wrong), initializeBody)
 		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="norn", error="invalid_token"` || errorCode(t, body) != "invalid_token" {
 			t.Fatalf("wrong token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
@@ -719,7 +721,7 @@ func TestMCPE2E_HTTP(t *testing.T) {
 func TestMCPE2E_Stdio(t *testing.T) {
 	v, e := newMCPEnv(t, mcpFixture)
 	// As `norn serve --stdio --agent e2e-stdio` serves it.
-	p := server.Principal{Name: "e2e-stdio", Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
+	p := auth.Principal{Name: "e2e-stdio", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
 	c := e2eStdio(t, e.s, p)
 	runE2ETable(t, &e2eSession{c: c, ctx: context.Background(), v: v, who: p.Name, st: map[string]string{}})
 }
@@ -886,7 +888,7 @@ func e2eOthers(t *testing.T, dir, base string) string {
 func TestMCPE2E_ConcurrentWriters(t *testing.T) { e2eConcurrentWriters(t, 0) }
 
 // TestMCPE2E_ConcurrentWritersUnderMaintainer is the same with the background
-// maintainer `norn serve` runs (server.Maintainer: commit external edits, pack),
+// maintainer `norn serve` runs (vault.Maintainer: commit external edits, pack),
 // here every 10 ms so that its rounds meet the writes often. The writers make no
 // external edits, so it must commit nothing.
 func TestMCPE2E_ConcurrentWritersUnderMaintainer(t *testing.T) {
@@ -904,9 +906,9 @@ func e2eConcurrentWriters(t *testing.T, maintain time.Duration) {
 		files[p] = e2eShared(p, "initial")
 	}
 	v, e := newMCPEnv(t, files)
-	scopes := map[string][]server.Scope{}
+	scopes := map[string][]auth.Scope{}
 	for i := range writers {
-		scopes[fmt.Sprintf("writer-%d", i)] = []server.Scope{server.ScopeRead, server.ScopeWrite}
+		scopes[fmt.Sprintf("writer-%d", i)] = []auth.Scope{auth.ScopeRead, auth.ScopeWrite}
 	}
 	tok, secret := e2eTokens(t, v, scopes)
 	url := e2eServeHTTP(t, e.s, tok)
@@ -918,7 +920,7 @@ func e2eConcurrentWriters(t *testing.T, maintain time.Duration) {
 	var maint sync.WaitGroup
 	if maintain > 0 {
 		maint.Go(func() {
-			(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Logger: e2eQuiet, Every: maintain}).Run(mctx)
+			(&vault.Maintainer{Vault: v, Logger: e2eQuiet, Every: maintain}).Run(mctx)
 		})
 	}
 	stop := func() { stopMaint(); maint.Wait() }

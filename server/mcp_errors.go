@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -83,7 +84,7 @@ func errForbidden(format string, args ...any) *ToolError {
 // errInvisible is what a principal without the private scope gets for a private
 // note: exactly what it would get for a note that does not exist.
 func errInvisible(p note.Path) *ToolError {
-	m := missingAt(p, "")
+	m := vault.MissingAt(p, "")
 	return errNotFound(p, "%s", m.Msg)
 }
 

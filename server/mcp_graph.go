@@ -3,17 +3,18 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/config"
 
 	"github.com/norn-vault/norn/graph"
-	"github.com/norn-vault/norn/note"
 )
 
 func (t *mcpTools) addGraphTools() {
 	read := func(name, title, desc string) toolDef {
-		return toolDef{name: name, title: title, desc: desc, scope: ScopeRead, readOnly: true, idempotent: true}
+		return toolDef{name: name, title: title, desc: desc, scope: auth.ScopeRead, readOnly: true, idempotent: true}
 	}
 	addTool(t, read("graph_neighborhood", "Graph neighbourhood",
 		"The notes around one note, walking resolved links both ways (body links and typed edges) up to depth hops "+
@@ -41,14 +42,6 @@ type HubsArgs struct {
 	Offset int `json:"offset,omitempty" jsonschema:"skip this many: the next_offset of the previous page"`
 }
 
-// hidden is what the caller may not see, for graph queries (nil: it sees all).
-func (c *caller) hidden(ctx context.Context) graph.Hidden {
-	if c.all {
-		return nil
-	}
-	return func(p note.Path) bool { return !c.visible(ctx, p) }
-}
-
 func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in NeighborhoodArgs) (*graph.Neighborhood, error) {
 	p, err := notePathArg("path", in.Path)
 	if err != nil {
@@ -64,22 +57,22 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 	}
 	for _, ty := range in.Types {
 		if err := config.ValidEdgeType(ty); ty != "link" && err != nil {
-			return nil, errInput("types: %v; use link for body links or an edge type (%s)", err, strings.Join(c.cfg.Edges.Types, ", "))
+			return nil, errInput("types: %v; use link for body links or an edge type (%s)", err, strings.Join(c.Config().Edges.Types, ", "))
 		}
 	}
-	if !c.visible(ctx, p) {
+	if !c.Visible(ctx, p) {
 		return nil, errInvisible(p)
 	}
-	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
+	src, err := t.v.Graph(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return nil, err
 	}
-	nb, err := lv.src.Neighborhood(p, graph.NeighborhoodOptions{Depth: depth, MaxNodes: maxNodes, Types: in.Types, Hidden: c.hidden(ctx)})
+	nb, err := src.Neighborhood(p, graph.NeighborhoodOptions{Depth: depth, MaxNodes: maxNodes, Types: in.Types, Hidden: c.Hidden(ctx)})
 	switch {
 	case errors.Is(err, graph.ErrUnknownNote):
 		return nil, errInvisible(p) // a hidden note answers like a missing one
 	case err != nil:
-		return nil, graphErr("graph_neighborhood", err)
+		return nil, vault.GraphErr("graph_neighborhood", err)
 	}
 	return nb, nil
 }
@@ -92,13 +85,13 @@ func (t *mcpTools) graphHubs(ctx context.Context, c *caller, in HubsArgs) (*grap
 	if in.Offset < 0 {
 		return nil, errInput("offset must be 0 or more, not %d", in.Offset)
 	}
-	lv, err := t.v.linkView(ctx)
+	src, err := t.v.Graph(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l, err := lv.src.HubsHiding(limit, in.Offset, c.hidden(ctx))
+	l, err := src.HubsHiding(limit, in.Offset, c.Hidden(ctx))
 	if err != nil {
-		return nil, graphErr("graph_hubs", err)
+		return nil, vault.GraphErr("graph_hubs", err)
 	}
 	return l, nil
 }

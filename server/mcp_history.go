@@ -49,7 +49,7 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 	}
 	n := min(offset+limit, maxHistory)
 	out := &HistoryResult{Path: p, Commits: []CommitInfo{}}
-	if p != "" && !c.visible(ctx, p) {
+	if p != "" && !c.Visible(ctx, p) {
 		return out, nil // a hidden note has the history of a path with no note
 	}
 	commits, more, err := t.visibleLog(ctx, c, p, offset, n-min(offset, n))
@@ -128,12 +128,12 @@ func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResul
 	out := &DiffResult{From: from.ID, To: tc.ID, Changes: []repo.FileChange{}, Path: p}
 	var mine *repo.FileChange
 	for i, ch := range changes {
-		if c.all && len(out.Changes) >= limit && (p == "" || mine != nil) {
+		if c.SeesAll() && len(out.Changes) >= limit && (p == "" || mine != nil) {
 			out.Truncated = true
 			out.Total += len(changes) - i // not examined: all visible
 			break
 		}
-		if !c.all && (!c.visibleAt(ctx, ch.Path, ch.Revision) || !c.visibleAt(ctx, ch.Path, ch.OldRevision)) {
+		if !c.SeesAll() && (!c.VisibleAt(ctx, ch.Path, ch.Revision) || !c.VisibleAt(ctx, ch.Path, ch.OldRevision)) {
 			continue
 		}
 		out.Total++

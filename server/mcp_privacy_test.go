@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"github.com/norn-vault/norn/vault"
 	"maps"
 	"reflect"
 	"slices"
@@ -462,14 +463,14 @@ func TestMCP_HiddenLooksMissing(t *testing.T) {
 	_, ep := newMCPEnv(t, public)
 	pc, pctx := ep.connect(&mcpAgent, true)
 
-	var l server.Links
+	var l vault.Links
 	mustCall(t, c, ctx, "links", map[string]any{"path": "notes/public.md"}, &l)
 	for _, o := range l.Outgoing {
 		if o.Status != "broken" || o.To != "" || len(o.Candidates) != 0 {
 			t.Errorf("a link to %q looks other than broken: %+v", o.Target, o)
 		}
 	}
-	var st, pst server.Stats
+	var st, pst vault.Stats
 	mustCall(t, c, ctx, "stats", nil, &st)
 	mustCall(t, pc, pctx, "stats", nil, &pst)
 	st.Commit, pst.Commit = "", ""

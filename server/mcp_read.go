@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"math"
 	"slices"
 	"sort"
@@ -26,7 +28,7 @@ const (
 
 func (t *mcpTools) addReadTools() {
 	read := func(name, title, desc string) toolDef {
-		return toolDef{name: name, title: title, desc: desc, scope: ScopeRead, readOnly: true, idempotent: true}
+		return toolDef{name: name, title: title, desc: desc, scope: auth.ScopeRead, readOnly: true, idempotent: true}
 	}
 	addTool(t, read("vault_map", "Vault map",
 		"Boot context in one bounded call: call it first in a session. Returns the head commit, the number of notes, "+
@@ -116,14 +118,14 @@ type VaultMap struct {
 	HeadCommit string `json:"head_commit"`
 	Notes      int    `json:"notes"`
 	// Inbox is the folder capture writes to.
-	Inbox         string       `json:"inbox"`
-	RootDocs      []NoteRef    `json:"root_docs"`
-	RootDocsTotal int          `json:"root_docs_total"`
-	Folders       []Count      `json:"folders"`
-	FoldersTotal  int          `json:"folders_total"`
-	Tags          []Count      `json:"tags"`
-	TagsTotal     int          `json:"tags_total"`
-	Recent        []CommitInfo `json:"recent"`
+	Inbox         string        `json:"inbox"`
+	RootDocs      []NoteRef     `json:"root_docs"`
+	RootDocsTotal int           `json:"root_docs_total"`
+	Folders       []vault.Count `json:"folders"`
+	FoldersTotal  int           `json:"folders_total"`
+	Tags          []vault.Count `json:"tags"`
+	TagsTotal     int           `json:"tags_total"`
+	Recent        []CommitInfo  `json:"recent"`
 	// Truncated says a list was cut at its limit.
 	Truncated bool `json:"truncated"`
 }
@@ -143,15 +145,15 @@ func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*V
 	if err != nil {
 		return nil, err
 	}
-	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
+	src, err := t.v.Graph(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return nil, fmt.Errorf("vault map: %w", err)
 	}
-	notes, err := lv.src.NotesHiding(c.hidden(ctx))
+	notes, err := src.NotesHiding(c.Hidden(ctx))
 	if err != nil {
-		return nil, graphErr("vault map", err)
+		return nil, vault.GraphErr("vault map", err)
 	}
-	out := &VaultMap{HeadCommit: lv.commit, Inbox: c.cfg.Inbox, RootDocs: []NoteRef{}, Recent: []CommitInfo{}}
+	out := &VaultMap{HeadCommit: src.Commit(), Inbox: c.Config().Inbox, RootDocs: []NoteRef{}, Recent: []CommitInfo{}}
 	folders, tags := map[string]int{}, map[string]int{}
 	var roots []NoteRef
 	for _, n := range notes {
@@ -196,13 +198,13 @@ func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*V
 	if len(names) > nfolders {
 		names, out.Truncated = names[:nfolders], true
 	}
-	out.Folders = make([]Count, len(names))
+	out.Folders = make([]vault.Count, len(names))
 	for i, f := range names {
-		out.Folders[i] = Count{Name: f, Notes: folders[f]}
+		out.Folders[i] = vault.Count{Name: f, Notes: folders[f]}
 	}
 	out.TagsTotal = len(tags)
 	var cut bool
-	out.Tags, cut = top(tags, ntags)
+	out.Tags, cut = vault.Top(tags, ntags)
 	out.Truncated = out.Truncated || cut
 	commits, _, err := t.visibleLog(ctx, c, "", 0, recent)
 	if err != nil {
@@ -285,21 +287,21 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 	start := time.Now()
 	// A caller without the private scope searches the public view: private notes
 	// match nothing and weigh in no statistic, total included.
-	req := SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
-		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.all} // one more than a page says whether there is a next one
+	req := vault.SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
+		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.SeesAll()} // one more than a page says whether there is a next one
 	first, err := t.v.Index.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	hits, total := first.Hits, first.Total
-	if !c.all {
+	if !c.SeesAll() {
 		// The index judged privacy under the private folders of the settings it
 		// was built with; until the maintainer has it rebuilt after they changed,
 		// a hit under a folder private now is dropped.
-		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return c.cfg.IsPrivate(h.Path, nil) })
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return c.Config().IsPrivate(h.Path, nil) })
 		total -= len(first.Hits) - len(hits)
 	}
-	if in.WaitForPendingWrites && first.Engine == EngineBM25 && first.IndexStale && !first.caughtUp {
+	if in.WaitForPendingWrites && first.Engine == vault.EngineBM25 && first.IndexStale && !first.CaughtUp() {
 		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
 			Message: fmt.Sprintf("the index is at %s and HEAD at %s: it is still catching up (a rebuild may be running); retry in a moment, or search without wait_for_pending_writes for results that may miss the newest commits",
 				first.IndexCommit, first.HeadCommit)}
@@ -371,7 +373,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 		return nil, err
 	}
 	name, heading := splitName(in.Path)
-	if name != in.Path && repo.ValidPath(in.Path) == nil && c.visible(ctx, note.Path(in.Path)) && t.v.Revision(note.Path(in.Path)) != "" {
+	if name != in.Path && repo.ValidPath(in.Path) == nil && c.Visible(ctx, note.Path(in.Path)) && t.v.Revision(note.Path(in.Path)) != "" {
 		name, heading = in.Path, "" // a note's path as given (" lead.md"), not a name to trim
 	}
 	if name == "" {
@@ -393,7 +395,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 		return nil, err
 	}
 	n, perr := note.Parse(p, blob.Content)
-	if !c.visibleParsed(p, n, perr, blob.Content) {
+	if !c.VisibleParsed(p, n, perr, blob.Content) {
 		return nil, invisibleAt(p, in.At)
 	}
 	out := &ReadNoteResult{Path: p, Revision: blob.Revision, Commit: blob.Commit, Title: note.Stem(p)}
@@ -414,7 +416,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 		}
 		s, e, ok := note.Section(n, section)
 		if !ok {
-			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, section, headingList(n, 40))
+			return nil, errNotFound(p, "%s has no heading %q; its headings: %s", p, section, vault.HeadingList(n, 40))
 		}
 		body, out.Section = blob.Content[s:e], section
 		headings = nil
@@ -448,26 +450,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 }
 
 // invisibleAt is the error for a note missing (or hidden) at a commit.
-func invisibleAt(p note.Path, at string) error { return inputToolError(missingAt(p, at)) }
-
-// headingList lists a note's headings for an error message, at most n.
-func headingList(n *note.Note, limit int) string {
-	if len(n.Headings) == 0 {
-		return "(none)"
-	}
-	var b strings.Builder
-	for i, h := range n.Headings {
-		if i == limit {
-			fmt.Fprintf(&b, ", … (%d more)", len(n.Headings)-limit)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", strings.Repeat("#", h.Level)+" "+h.Text)
-	}
-	return b.String()
-}
+func invisibleAt(p note.Path, at string) error { return inputToolError(vault.MissingAt(p, at)) }
 
 // readAt reads p at HEAD, at a commit-ish, or by revision (a blob id). For a
 // caller without the private scope, a revision is read only when it was p's blob
@@ -476,8 +459,8 @@ func headingList(n *note.Note, limit int) string {
 // Any other id is taken as a commit, which it is not: not found, as for an id
 // that names nothing.
 func (t *mcpTools) readAt(ctx context.Context, c *caller, p note.Path, at string) (*repo.Blob, error) {
-	if isRevision(at) {
-		ok := c.all
+	if vault.IsRevision(at) {
+		ok := c.SeesAll()
 		if !ok {
 			was, err := t.v.RevisionWasAt(ctx, p, repo.Revision(at))
 			if err != nil {
@@ -519,22 +502,22 @@ func splitName(s string) (name, heading string) {
 func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPath bool) (note.Path, error) {
 	if err := repo.ValidPath(name); err == nil {
 		p := note.Path(name)
-		if asPath || t.v.Revision(p) != "" && c.visible(ctx, p) {
+		if asPath || t.v.Revision(p) != "" && c.Visible(ctx, p) {
 			return p, nil
 		}
-		if md := p + ".md"; !note.IsNote(note.Path(name)) && t.v.Revision(md) != "" && c.visible(ctx, md) {
+		if md := p + ".md"; !note.IsNote(note.Path(name)) && t.v.Revision(md) != "" && c.Visible(ctx, md) {
 			return md, nil
 		}
 	}
-	lv, err := t.v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
+	src, err := t.v.Graph(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
 		return "", err
 	}
 	// From a source in no folder of the vault, so that no candidate is preferred.
 	const nowhere = note.Path("\x00/\x00")
-	r, err := lv.src.ResolveHiding(nowhere, note.Link{Kind: note.LinkWiki, Target: name}, c.hidden(ctx))
+	r, err := src.ResolveHiding(nowhere, note.Link{Kind: note.LinkWiki, Target: name}, c.Hidden(ctx))
 	if err != nil {
-		return "", graphErr("resolve "+name, err)
+		return "", vault.GraphErr("resolve "+name, err)
 	}
 	switch r.Status {
 	case graph.LinkResolved:
@@ -612,7 +595,7 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 	var notes []repo.File
 	exists := folder == ""
 	for _, f := range files {
-		if !strings.HasPrefix(string(f.Path), prefix) || !c.visible(ctx, f.Path) {
+		if !strings.HasPrefix(string(f.Path), prefix) || !c.Visible(ctx, f.Path) {
 			continue
 		}
 		exists = true // a folder holding only notes hidden from the caller does not exist for it
@@ -665,7 +648,7 @@ type LinksArgs struct {
 	Limit int    `json:"limit,omitempty" jsonschema:"most entries per list (default 50, at most 500)"`
 }
 
-func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*Links, error) {
+func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*vault.Links, error) {
 	p, err := notePathArg("path", in.Path)
 	if err != nil {
 		return nil, err
@@ -680,11 +663,11 @@ func (t *mcpTools) links(ctx context.Context, c *caller, in LinksArgs) (*Links, 
 // noteLinks is NoteLinks as the caller may see it (graph.Index.LinksHiding): the
 // links of the vault without the notes hidden from it. A hidden note answers like
 // a missing one.
-func (t *mcpTools) noteLinks(ctx context.Context, c *caller, p note.Path, limit int) (*Links, error) {
-	if !c.visible(ctx, p) { // for a caller without the private scope, this loads the private set first
+func (t *mcpTools) noteLinks(ctx context.Context, c *caller, p note.Path, limit int) (*vault.Links, error) {
+	if !c.Visible(ctx, p) { // for a caller without the private scope, this loads the private set first
 		return nil, errInvisible(p)
 	}
-	l, err := noteLinks(ctx, t.v, p, limit, c.hidden(ctx))
+	l, err := vault.VisibleNoteLinks(ctx, t.v, p, limit, c.Hidden(ctx))
 	if errors.Is(err, repo.ErrNotFound) {
 		return nil, errInvisible(p)
 	}
@@ -699,21 +682,21 @@ type ContextArgs struct {
 
 // NoteContext is get_context's answer.
 type NoteContext struct {
-	Path           note.Path      `json:"path"`
-	Revision       repo.Revision  `json:"revision"`
-	Commit         string         `json:"commit"`
-	Title          string         `json:"title"`
-	Frontmatter    map[string]any `json:"frontmatter,omitempty"`
-	Tags           []string       `json:"tags"`
-	Outlinks       []LinkRef      `json:"outlinks"`
-	Backlinks      []LinkRef      `json:"backlinks"`
-	SameTags       []note.Path    `json:"same_tags"`
-	Siblings       []NoteRef      `json:"siblings"`
-	OutlinksTotal  int            `json:"outlinks_total"`
-	BacklinksTotal int            `json:"backlinks_total"`
-	SameTagsTotal  int            `json:"same_tags_total"`
-	SiblingsTotal  int            `json:"siblings_total"`
-	Truncated      bool           `json:"truncated"`
+	Path           note.Path       `json:"path"`
+	Revision       repo.Revision   `json:"revision"`
+	Commit         string          `json:"commit"`
+	Title          string          `json:"title"`
+	Frontmatter    map[string]any  `json:"frontmatter,omitempty"`
+	Tags           []string        `json:"tags"`
+	Outlinks       []vault.LinkRef `json:"outlinks"`
+	Backlinks      []vault.LinkRef `json:"backlinks"`
+	SameTags       []note.Path     `json:"same_tags"`
+	Siblings       []NoteRef       `json:"siblings"`
+	OutlinksTotal  int             `json:"outlinks_total"`
+	BacklinksTotal int             `json:"backlinks_total"`
+	SameTagsTotal  int             `json:"same_tags_total"`
+	SiblingsTotal  int             `json:"siblings_total"`
+	Truncated      bool            `json:"truncated"`
 }
 
 func (t *mcpTools) getContext(ctx context.Context, c *caller, in ContextArgs) (*NoteContext, error) {
@@ -747,7 +730,7 @@ func (t *mcpTools) getContext(ctx context.Context, c *caller, in ContextArgs) (*
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.Dir || e.Path == p || !note.IsNote(e.Path) || isNornPath(e.Path) || !c.visible(ctx, e.Path) {
+		if e.Dir || e.Path == p || !note.IsNote(e.Path) || isNornPath(e.Path) || !c.Visible(ctx, e.Path) {
 			continue
 		}
 		out.SiblingsTotal++
@@ -769,7 +752,7 @@ type StatsArgs struct {
 
 // stats is VaultStats as the caller may see it: notes hidden from it (and their
 // links, tags and folders) are not counted.
-func (t *mcpTools) stats(ctx context.Context, c *caller, in StatsArgs) (*Stats, error) {
+func (t *mcpTools) stats(ctx context.Context, c *caller, in StatsArgs) (*vault.Stats, error) {
 	limit, err := bound("limit", in.Limit, 50, 500)
 	if err != nil {
 		return nil, err
@@ -777,8 +760,8 @@ func (t *mcpTools) stats(ctx context.Context, c *caller, in StatsArgs) (*Stats, 
 	if in.Offset < 0 {
 		return nil, errInput("offset must be 0 or more, not %d", in.Offset)
 	}
-	if _, err := c.privateAtHead(ctx); err != nil {
+	if _, err := c.PrivateAtHead(ctx); err != nil {
 		return nil, fmt.Errorf("stats: %w", err) // fail closed
 	}
-	return vaultStats(ctx, t.v, limit, in.Offset, c.hidden(ctx))
+	return vault.VisibleVaultStats(ctx, t.v, limit, in.Offset, c.Hidden(ctx))
 }

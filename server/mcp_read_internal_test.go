@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"reflect"
@@ -15,7 +18,7 @@ import (
 // private scope.
 func TestMCP_NamesAndMapIndexEqualsScan(t *testing.T) {
 	ctx := context.Background()
-	v := servedVault(t, map[string]string{
+	v := testvault.Served(t, map[string]string{
 		"README.md":           "# Readme\nStart at [[Bloom filters]].\n",
 		"tech/bloom.md":       "---\ntitle: Bloom filters\naliases: [bloomy]\ntags: [sketch, hashing]\n---\n# Bloom filters\n## Usage\nk hashes.\n",
 		"tech/cms.md":         "---\ntitle: Count-min sketch\ntags: [sketch]\n---\n# CMS\n",
@@ -31,19 +34,19 @@ func TestMCP_NamesAndMapIndexEqualsScan(t *testing.T) {
 	})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	indexed := &mcpTools{v: v, log: quiet, now: time.Now}
-	scanned := &mcpTools{v: &Vault{Vault: v.Vault, Settings: v.Settings}, log: quiet, now: time.Now} // no index
-	if lv, err := v.linkView(ctx); err != nil || lv.scan != nil {
+	scanned := &mcpTools{v: testvault.WithoutIndex(t, v), log: quiet, now: time.Now} // no index
+	if _, err := v.Index.Graph(ctx); err != nil {
 		t.Fatalf("the served vault has no index: %v", err)
 	}
 	names := []string{"Bloom filters", "bloomy", "bloom", "tech/bloom", "er/leaf", "[[Bloom filters#Usage]]", "[[bloom|b]]",
 		"dup", "Shared", "Secret plan", "plan", "secret", "broken", "d", "pic.png", "pic", "nothing", "README"}
-	for _, p := range []Principal{
-		{Name: "agent", Scopes: []Scope{ScopeRead, ScopeWrite}},
-		{Name: "trusted", Scopes: []Scope{ScopeRead, ScopePrivate}},
+	for _, p := range []auth.Principal{
+		{Name: "agent", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}},
+		{Name: "trusted", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopePrivate}},
 	} {
-		pctx := WithPrincipal(ctx, p)
+		pctx := auth.WithPrincipal(ctx, p)
 		call := func(tools *mcpTools) *caller {
-			c, terr := tools.caller(pctx, ScopeRead)
+			c, terr := tools.caller(pctx, auth.ScopeRead)
 			if terr != nil {
 				t.Fatal(terr)
 			}
@@ -53,7 +56,7 @@ func TestMCP_NamesAndMapIndexEqualsScan(t *testing.T) {
 		for _, name := range names {
 			a, aerr := indexed.readNote(pctx, call(indexed), ReadNoteArgs{Path: name})
 			b, berr := scanned.readNote(pctx, call(scanned), ReadNoteArgs{Path: name})
-			if errText(aerr) != errText(berr) || !reflect.DeepEqual(a, b) {
+			if fmt.Sprint(aerr) != fmt.Sprint(berr) || !reflect.DeepEqual(a, b) {
 				t.Errorf("%s: read_note %q:\nindex %+v %v\nscan  %+v %v", p.Name, name, a, aerr, b, berr)
 			}
 			if aerr == nil {
@@ -69,7 +72,7 @@ func TestMCP_NamesAndMapIndexEqualsScan(t *testing.T) {
 			t.Errorf("%s: vault_map:\nindex %+v %v\nscan  %+v %v", p.Name, a, aerr, b, berr)
 		}
 		want := 11 // every note
-		if !p.Can(ScopePrivate) {
+		if !p.Can(auth.ScopePrivate) {
 			want = 7 // not secret, same2, broken (private by its bytes), personal-notes/d
 		}
 		if a != nil && a.Notes != want {

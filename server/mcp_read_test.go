@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/base64"
+	"github.com/norn-vault/norn/vault"
 	"slices"
 	"strings"
 	"testing"
@@ -31,10 +32,10 @@ func TestMCP_VaultMap(t *testing.T) {
 	if got := notePaths(m.RootDocs); !slices.Equal(got, []string{"README.md", "big.md"}) || m.RootDocs[0].Title != "Readme" {
 		t.Fatalf("root docs: %+v", m.RootDocs)
 	}
-	if len(m.Folders) != 3 || m.Folders[2] != (server.Count{Name: "tech", Notes: 2}) {
+	if len(m.Folders) != 3 || m.Folders[2] != (vault.Count{Name: "tech", Notes: 2}) {
 		t.Fatalf("folders (the private folder and note hidden): %+v", m.Folders)
 	}
-	if len(m.Tags) != 2 || m.Tags[0] != (server.Count{Name: "hashing", Notes: 2}) {
+	if len(m.Tags) != 2 || m.Tags[0] != (vault.Count{Name: "hashing", Notes: 2}) {
 		t.Fatalf("tags: %+v", m.Tags)
 	}
 	if len(m.Recent) != 1 || m.Recent[0].Op != repo.OpImport || slices.Contains(m.Recent[0].Paths, "tech/secret.md") ||
@@ -49,7 +50,7 @@ func TestMCP_VaultMap(t *testing.T) {
 	tc, tctx := e.connect(&mcpTrusted, false)
 	var all server.VaultMap
 	mustCall(t, tc, tctx, "vault_map", nil, &all)
-	if all.Notes != 8 || all.FoldersTotal != 4 || all.Tags[0] != (server.Count{Name: "hashing", Notes: 3}) || all.Recent[0].PathsTotal != 9 {
+	if all.Notes != 8 || all.FoldersTotal != 4 || all.Tags[0] != (vault.Count{Name: "hashing", Notes: 3}) || all.Recent[0].PathsTotal != 9 {
 		t.Fatalf("trusted map: %+v", all)
 	}
 }
@@ -59,7 +60,7 @@ func TestMCP_Search(t *testing.T) {
 	c, ctx := e.connect(&mcpAgent, false)
 	var r server.SearchResult
 	mustCall(t, c, ctx, "search", map[string]any{"query": "hashing"}, &r)
-	if r.Engine != server.EngineBM25 || r.IndexStale || r.Total != 2 || len(r.Hits) != 2 || r.NextOffset != 0 {
+	if r.Engine != vault.EngineBM25 || r.IndexStale || r.Total != 2 || len(r.Hits) != 2 || r.NextOffset != 0 {
 		t.Fatalf("search: %+v", r)
 	}
 	for _, h := range r.Hits {
@@ -201,7 +202,7 @@ func TestMCP_ListNotes(t *testing.T) {
 func TestMCP_LinksAndContext(t *testing.T) {
 	_, e := newMCPEnv(t, mcpFixture)
 	c, ctx := e.connect(&mcpAgent, false)
-	var l server.Links
+	var l vault.Links
 	mustCall(t, c, ctx, "links", map[string]any{"path": "tech/cms.md"}, &l)
 	if l.OutgoingTotal != 2 || l.Outgoing[0].To != "tech/bloom.md" || l.Outgoing[0].Status != "resolved" ||
 		l.Outgoing[1].Status != "broken" || l.Outgoing[1].To != "" {
@@ -245,13 +246,13 @@ func TestMCP_LinksAndContext(t *testing.T) {
 func TestMCP_Stats(t *testing.T) {
 	_, e := newMCPEnv(t, mcpFixture)
 	c, ctx := e.connect(&mcpAgent, false)
-	var st server.Stats
+	var st vault.Stats
 	mustCall(t, c, ctx, "stats", nil, &st)
-	if st.Notes != 6 || st.Tags[0] != (server.Count{Name: "hashing", Notes: 2}) || st.Links.Total != 4 {
+	if st.Notes != 6 || st.Tags[0] != (vault.Count{Name: "hashing", Notes: 2}) || st.Links.Total != 4 {
 		t.Fatalf("agent stats: %+v", st)
 	}
 	tc, tctx := e.connect(&mcpTrusted, false)
-	var all server.Stats
+	var all vault.Stats
 	mustCall(t, tc, tctx, "stats", map[string]any{"limit": 1}, &all)
 	if all.Notes != 8 || all.Links.Total != 6 || len(all.Folders) != 1 || !all.Truncated {
 		t.Fatalf("trusted stats: %+v", all)

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"github.com/norn-vault/norn/vault"
 	"reflect"
 	"testing"
 
@@ -34,20 +35,20 @@ func TestMCP_WriteReportsRelinkedLinks(t *testing.T) {
 		mustCall(t, c, ctx, tool, args, &w)
 		return w
 	}
-	took := server.Relink{From: "a.md", Line: 2, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "John Doe.md"}
+	took := vault.Relink{From: "a.md", Line: 2, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "John Doe.md"}
 
 	w := call(agent, ctx, "write_note", map[string]any{"path": "John Doe.md", "content": "# John Doe\nAnother one.\n", "dry_run": true})
-	if !reflect.DeepEqual(w.Relinked, []server.Relink{took}) || w.RelinkedTotal != 1 {
+	if !reflect.DeepEqual(w.Relinked, []vault.Relink{took}) || w.RelinkedTotal != 1 {
 		t.Fatalf("dry run of a note taking over a title's links: %+v", w.Relinked)
 	}
 	w = call(trusted, tctx, "write_note", map[string]any{"path": "John Doe.md", "content": "# John Doe\nAnother one.\n", "dry_run": true})
-	hiddenToo := server.Relink{From: "secret/p.md", Line: 6, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "John Doe.md"}
-	if !reflect.DeepEqual(w.Relinked, []server.Relink{took, hiddenToo}) {
+	hiddenToo := vault.Relink{From: "secret/p.md", Line: 6, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "John Doe.md"}
+	if !reflect.DeepEqual(w.Relinked, []vault.Relink{took, hiddenToo}) {
 		t.Fatalf("the same for a caller who sees private notes: %+v", w.Relinked)
 	}
 
 	w = call(agent, ctx, "write_note", map[string]any{"path": "other/jdoe.md", "content": "# Other\n", "dry_run": true})
-	amb := []server.Relink{{From: "a.md", Line: 2, Link: "[[jdoe#Bio]]", Was: "people/jdoe.md", Status: graph.LinkAmbiguous, Candidates: []note.Path{"other/jdoe.md", "people/jdoe.md"}}}
+	amb := []vault.Relink{{From: "a.md", Line: 2, Link: "[[jdoe#Bio]]", Was: "people/jdoe.md", Status: graph.LinkAmbiguous, Candidates: []note.Path{"other/jdoe.md", "people/jdoe.md"}}}
 	if !reflect.DeepEqual(w.Relinked, amb) {
 		t.Fatalf("a second note of the same name: %+v", w.Relinked)
 	}
@@ -63,12 +64,12 @@ func TestMCP_WriteReportsRelinkedLinks(t *testing.T) {
 		t.Fatalf("appending a section: %+v", ed.Relinked)
 	}
 	ed = call(agent, ctx, "edit_note", map[string]any{"path": "people/jdoe.md", "op": "find_replace", "find": "## Bio", "replace": "## Biography", "expected_revision": rev, "dry_run": true})
-	lost := []server.Relink{{From: "a.md", Line: 2, Link: "[[jdoe#Bio]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "people/jdoe.md", HeadingMissing: true}}
+	lost := []vault.Relink{{From: "a.md", Line: 2, Link: "[[jdoe#Bio]]", Was: "people/jdoe.md", Status: graph.LinkResolved, To: "people/jdoe.md", HeadingMissing: true}}
 	if !reflect.DeepEqual(ed.Relinked, lost) {
 		t.Fatalf("renaming a heading: %+v", ed.Relinked)
 	}
 	w = call(agent, ctx, "write_note", map[string]any{"path": "people/jdoe.md", "content": "---\ntitle: Jane Doe\n---\n# Jane Doe\n\n## Bio\nBorn.\n", "expected_revision": rev, "dry_run": true})
-	broken := []server.Relink{{From: "a.md", Line: 2, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkBroken}}
+	broken := []vault.Relink{{From: "a.md", Line: 2, Link: "[[John Doe]]", Was: "people/jdoe.md", Status: graph.LinkBroken}}
 	if !reflect.DeepEqual(w.Relinked, broken) {
 		t.Fatalf("a new title: %+v", w.Relinked)
 	}
@@ -78,10 +79,10 @@ func TestMCP_WriteReportsRelinkedLinks(t *testing.T) {
 
 	// The write itself reports the same, and the links now say so.
 	w = call(agent, ctx, "write_note", map[string]any{"path": "John Doe.md", "content": "# John Doe\nAnother one.\n"})
-	if w.Commit == "" || !reflect.DeepEqual(w.Relinked, []server.Relink{took}) {
+	if w.Commit == "" || !reflect.DeepEqual(w.Relinked, []vault.Relink{took}) {
 		t.Fatalf("the write: %+v", w)
 	}
-	links, err := server.NoteLinks(ctx, v, "a.md", 10)
+	links, err := vault.NoteLinks(ctx, v, "a.md", 10)
 	if err != nil || len(links.Outgoing) == 0 || links.Outgoing[0].To != "John Doe.md" {
 		t.Fatalf("a.md's links after the write: %+v %v", links, err)
 	}

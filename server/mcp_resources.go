@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"net/url"
 	"sort"
 	"strings"
@@ -56,7 +58,7 @@ func (t *mcpTools) addResources() {
 
 // readResource answers resources/read for a note URI.
 func (t *mcpTools) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	c, te := t.caller(ctx, ScopeRead)
+	c, te := t.caller(ctx, auth.ScopeRead)
 	if te != nil {
 		return nil, te
 	}
@@ -64,11 +66,11 @@ func (t *mcpTools) readResource(ctx context.Context, req mcp.ReadResourceRequest
 	if err != nil {
 		return nil, err
 	}
-	if !c.visible(ctx, p) {
+	if !c.Visible(ctx, p) {
 		return nil, errInvisible(p)
 	}
 	blob, err := t.v.Read(ctx, p, "")
-	if err != nil || !c.visibleContent(p, blob.Content) {
+	if err != nil || !c.VisibleContent(p, blob.Content) {
 		return nil, errInvisible(p)
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{
@@ -86,7 +88,7 @@ func (t *mcpTools) listResources(ctx context.Context, _ any, req *mcp.ListResour
 		return
 	}
 	res.Resources, res.NextCursor = []mcp.Resource{}, ""
-	c, te := t.caller(ctx, ScopeRead)
+	c, te := t.caller(ctx, auth.ScopeRead)
 	if te != nil {
 		return
 	}
@@ -103,12 +105,12 @@ func (t *mcpTools) listResources(ctx context.Context, _ any, req *mcp.ListResour
 		t.log.Warn("list resources", "err", err)
 		return
 	}
-	notes := notesOnly(files)
+	notes := vault.NotesOnly(files)
 	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
 	i := sort.Search(len(notes), func(i int) bool { return string(notes[i].Path) > after })
 	for ; i < len(notes); i++ {
 		f := notes[i]
-		if isNornPath(f.Path) || !c.visible(ctx, f.Path) {
+		if isNornPath(f.Path) || !c.Visible(ctx, f.Path) {
 			continue
 		}
 		if len(res.Resources) == resourcesPerPage {
@@ -145,7 +147,7 @@ type subscriber struct {
 	session mcpserver.ClientSession
 	listen  any // the subscriptions/listen request id; nil for resources/subscribe
 	uri     string
-	p       Principal
+	p       auth.Principal
 }
 
 func newSubscriptions(t *mcpTools) *subscriptions {
@@ -195,8 +197,8 @@ func (s *subscriptions) register(h *mcpserver.Hooks) {
 // notified); whether the caller may see the note is decided at each commit.
 func (s *subscriptions) add(ctx context.Context, uri string, listen any) {
 	sess := mcpserver.ClientSessionFromContext(ctx)
-	p, ok := PrincipalFrom(ctx)
-	if sess == nil || !ok || !p.Can(ScopeRead) {
+	p, ok := auth.PrincipalFrom(ctx)
+	if sess == nil || !ok || !p.Can(auth.ScopeRead) {
 		return
 	}
 	path, err := notePathOf(uri)
@@ -275,9 +277,9 @@ func (s *subscriptions) onEvent(ev repo.Event) {
 			}
 			b, err := v.ReadRevision(ctx, rev)
 			// Settings that do not parse leave privacy unknown: every note counts as private.
-			private := cfgErr != nil || err != nil || notePrivate(cfg, p, b, nil, nil)
+			private := cfgErr != nil || err != nil || vault.NotePrivate(cfg, p, b)
 			for _, sub := range list {
-				if private && !sub.p.Can(ScopePrivate) {
+				if private && !sub.p.Can(auth.ScopePrivate) {
 					continue
 				}
 				s.notify(sub)

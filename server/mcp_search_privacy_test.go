@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/vault"
 	"maps"
 	"testing"
 	"time"
-
-	"github.com/norn-vault/norn/server"
 )
 
 // TestMCP_SearchAsIfPrivateNotesWereNot: for a caller without the private scope,
@@ -104,22 +104,22 @@ func repeat(s string, n int) string {
 // search hiding private notes then leaves out the new folder's notes.
 func TestMaintainer_PrivateFoldersFollowSettings(t *testing.T) {
 	ctx := context.Background()
-	files := hashingNotes()
+	files := testvault.HashingNotes()
 	files["later/s.md"] = "# Bloom secrets\n\nA bloom filter of passwords.\n"
-	v := openServed(t, files)
-	m := &server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index}
-	find := func(q string, hide bool) *server.SearchResponse {
+	v := testvault.OpenServed(t, files)
+	m := &vault.Maintainer{Vault: v}
+	find := func(q string, hide bool) *vault.SearchResponse {
 		t.Helper()
-		r, err := v.Index.Search(ctx, server.SearchRequest{Query: q, Limit: 10, WaitForPendingWrites: true, HidePrivate: hide})
+		r, err := v.Index.Search(ctx, vault.SearchRequest{Query: q, Limit: 10, WaitForPendingWrites: true, HidePrivate: hide})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	if r := find("bloom", true); r.Engine != server.EngineBM25 || r.Total != 2 {
+	if r := find("bloom", true); r.Engine != vault.EngineBM25 || r.Total != 2 {
 		t.Fatalf("before: %+v %+v", r, r.Hits)
 	}
-	if err := write(v.Vault, ".norn/config.yaml", "privacy:\n  folders: [personal-notes/, later/]\n", "owner"); err != nil {
+	if err := testvault.Write(v, ".norn/config.yaml", "privacy:\n  folders: [personal-notes/, later/]\n", "owner"); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Round(ctx); err != nil {
@@ -130,7 +130,7 @@ func TestMaintainer_PrivateFoldersFollowSettings(t *testing.T) {
 		if r.Total != 1 || r.Hits[0].Path != "a.md" {
 			t.Fatalf("hiding private notes after the folder change (%s): %+v", r.Engine, r.Hits)
 		}
-		if r.Engine == server.EngineBM25 {
+		if r.Engine == vault.EngineBM25 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -147,10 +147,10 @@ func TestMaintainer_PrivateFoldersFollowSettings(t *testing.T) {
 		content string
 		want    int
 	}{{"---\nprivate: yes\n---\n" + body, 0}, {body, 1}} {
-		if err := write(v.Vault, "a.md", c.content, "owner"); err != nil {
+		if err := testvault.Write(v, "a.md", c.content, "owner"); err != nil {
 			t.Fatal(err)
 		}
-		if r := find("bloom", true); r.Engine != server.EngineBM25 || r.Total != c.want {
+		if r := find("bloom", true); r.Engine != vault.EngineBM25 || r.Total != c.want {
 			t.Fatalf("hiding private notes after a.md became %q: %s %+v", c.content[:10], r.Engine, r.Hits)
 		}
 		if r := find("bloom", false); r.Total != 2 {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,10 +24,10 @@ import (
 
 // The principals the MCP tests call as.
 var (
-	mcpAgent   = server.Principal{Name: "claude", Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
-	mcpReader  = server.Principal{Name: "reader", Scopes: []server.Scope{server.ScopeRead}}
-	mcpTrusted = server.Principal{Name: "trusted", Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
-	mcpOwner   = server.Principal{Name: "Ada", Email: "ada@example.com", Owner: true, Scopes: server.AllScopes}
+	mcpAgent   = auth.Principal{Name: "claude", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
+	mcpReader  = auth.Principal{Name: "reader", Scopes: []auth.Scope{auth.ScopeRead}}
+	mcpTrusted = auth.Principal{Name: "trusted", Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate}}
+	mcpOwner   = auth.Principal{Name: "Ada", Email: "ada@example.com", Owner: true, Scopes: auth.AllScopes}
 )
 
 // mcpFixture is a small vault: public notes, a note in the private folder, a note
@@ -55,8 +57,8 @@ func bigNote() string {
 }
 
 // newMCPEnv imports files into a new vault (gate profile default), opens it with
-// server.Open and builds its MCP server.
-func newMCPEnv(t *testing.T, files map[string]string) (*server.Vault, *mcpEnvServer) {
+// vault.Open and builds its MCP server.
+func newMCPEnv(t *testing.T, files map[string]string) (*vault.Vault, *mcpEnvServer) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -71,12 +73,12 @@ func newMCPEnv(t *testing.T, files map[string]string) (*server.Vault, *mcpEnvSer
 	}
 	owner := repo.Author{Name: "o", Email: "o@x"}
 	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: owner},
-		Seed: map[string][]byte{string(server.ConfigPath): []byte("gates:\n  profile: default\n")}})
+		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v0.Close()
-	v, err := server.Open(ctx, dir, repo.Options{Owner: owner})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: owner}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,17 +89,17 @@ func newMCPEnv(t *testing.T, files map[string]string) (*server.Vault, *mcpEnvSer
 // mcpEnvServer is an MCP server under test.
 type mcpEnvServer struct {
 	t *testing.T
-	v *server.Vault
+	v *vault.Vault
 	s *mcpserver.MCPServer
 }
 
 // connect starts an in-process client calling as p (legacy: the initialize
 // handshake of protocol 2025-11-25; otherwise the stateless protocol 2026-07-28).
-func (e *mcpEnvServer) connect(p *server.Principal, legacy bool) (*client.Client, context.Context) {
+func (e *mcpEnvServer) connect(p *auth.Principal, legacy bool) (*client.Client, context.Context) {
 	e.t.Helper()
 	ctx := context.Background()
 	if p != nil {
-		ctx = server.WithPrincipal(ctx, *p)
+		ctx = auth.WithPrincipal(ctx, *p)
 	}
 	var opts []client.ClientOption
 	if legacy {
@@ -194,7 +196,7 @@ func mcpGit(t *testing.T, dir string, args ...string) string {
 
 // assertCommitted checks with git that HEAD is a commit by author with op, and the
 // working tree is clean.
-func assertCommitted(t *testing.T, v *server.Vault, author, email string, op repo.Op) {
+func assertCommitted(t *testing.T, v *vault.Vault, author, email string, op repo.Op) {
 	t.Helper()
 	dir := v.Dir()
 	if got := mcpGit(t, dir, "log", "-1", "--format=%an <%ae>"); got != author+" <"+email+">" {
@@ -209,7 +211,7 @@ func assertCommitted(t *testing.T, v *server.Vault, author, email string, op rep
 }
 
 // commitCount is the number of commits on HEAD.
-func commitCount(t *testing.T, v *server.Vault) string {
+func commitCount(t *testing.T, v *vault.Vault) string {
 	t.Helper()
 	return mcpGit(t, v.Dir(), "rev-list", "--count", "HEAD")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
@@ -12,7 +14,7 @@ import (
 
 func (t *mcpTools) addWriteTools() {
 	write := func(name, title, desc string, destructive, idempotent bool) toolDef {
-		return toolDef{name: name, title: title, desc: desc, scope: ScopeWrite, destructive: destructive, idempotent: idempotent}
+		return toolDef{name: name, title: title, desc: desc, scope: auth.ScopeWrite, destructive: destructive, idempotent: idempotent}
 	}
 	// Every write but capture is guarded by a revision or an exclusive create, so
 	// repeating it has no further effect (the repeat is a conflict or a not-found):
@@ -70,7 +72,7 @@ func (t *mcpTools) addWriteTools() {
 // tools answer for it what they answer for a path with no note, except where
 // that would mean writing over it: see errTaken.
 func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
-	return !c.all && c.t.v.Revision(p) != "" && !c.visible(ctx, p)
+	return !c.SeesAll() && c.t.v.Revision(p) != "" && !c.Visible(ctx, p)
 }
 
 // errTaken is the answer to creating a note (or restoring, or moving one) at a
@@ -78,12 +80,12 @@ func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
 // look missing in, since it must not be overwritten. It is not a conflict (a
 // retry cannot help, and there is no revision the caller may see) and says no
 // more than that the path is taken.
-func errTaken(p note.Path) error { return inputToolError(errTakenBy(p)) }
+func errTaken(p note.Path) error { return inputToolError(vault.TakenBy(p)) }
 
 // asMissing classifies err, an error made up for a hidden note, as it would be
 // for a path with no note: a conflict there is hidden only by the folder.
 func (c *caller) asMissing(err error) *ToolError {
-	return ToolErrorFrom(err, func(p note.Path) bool { return !c.all && c.cfg.IsPrivate(p, nil) })
+	return ToolErrorFrom(err, func(p note.Path) bool { return !c.SeesAll() && c.Config().IsPrivate(p, nil) })
 }
 
 // tx starts a transaction by the caller.
@@ -118,7 +120,7 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 		return nil, c.asMissing(fmt.Errorf("write %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
 	ch := repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}
-	rl := t.v.relinks(ctx, []repo.Change{ch}, c.hidden(ctx))
+	rl := t.v.Relinks(ctx, []repo.Change{ch}, c.Hidden(ctx))
 	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun, ch))
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", p, err)
@@ -152,9 +154,9 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.v.EditNote(ctx, EditRequest{Path: p, Op: EditOp(in.Op), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+	res, err := t.v.EditNote(ctx, vault.EditRequest{Path: p, Op: vault.EditOp(in.Op), ExpectedRevision: repo.Revision(in.ExpectedRevision),
 		Content: in.Content, Heading: in.Heading, Find: in.Find, Replace: in.Replace, Count: in.Count,
-		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)})
 	if err != nil {
 		return nil, inputToolError(err)
 	}
@@ -180,10 +182,10 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if err != nil {
 		return nil, err
 	}
-	r := RestoreRequest{Path: p, From: in.From, Revision: repo.Revision(in.Revision), Author: c.p.Author(), Roles: c.p.Roles(),
-		Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)}
-	if !c.all {
-		r.Readable = c.visibleContent
+	r := vault.RestoreRequest{Path: p, From: in.From, Revision: repo.Revision(in.Revision), Author: c.p.Author(), Roles: c.p.Roles(),
+		Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)}
+	if !c.SeesAll() {
+		r.Readable = c.VisibleContent
 	}
 	res, err := t.v.RestoreNote(ctx, r)
 	if err != nil {
@@ -211,8 +213,8 @@ type CaptureResult struct {
 }
 
 func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*CaptureResult, error) {
-	res, err := t.v.Capture(ctx, CaptureRequest{Text: in.Text, Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(),
-		DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
+	res, err := t.v.Capture(ctx, vault.CaptureRequest{Text: in.Text, Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(),
+		DryRun: in.DryRun, Now: t.now(), Hidden: c.Hidden(ctx)})
 	if err != nil {
 		return nil, inputToolError(err)
 	}
@@ -224,7 +226,7 @@ func (t *mcpTools) capture(ctx context.Context, c *caller, in CaptureArgs) (*Cap
 // inputToolError gives an *InputError its tool error, with its very message;
 // other errors are left to the tools' one classification.
 func inputToolError(err error) error {
-	var ie *InputError
+	var ie *vault.InputError
 	if !errors.As(err, &ie) {
 		return err
 	}
@@ -264,15 +266,15 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	}
 	// A hidden note at p looks missing, as in write_note; FileNote refuses filing
 	// a folder's index itself before that.
-	if c.hiddenNote(ctx, p) && !strings.EqualFold(string(p), string(FileIndex(p))) {
+	if c.hiddenNote(ctx, p) && !strings.EqualFold(string(p), string(vault.FileIndex(p))) {
 		if in.ExpectedRevision == "" {
 			return nil, errTaken(p)
 		}
 		exp := repo.Revision(in.ExpectedRevision)
 		return nil, c.asMissing(fmt.Errorf("file %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
 	}
-	res, err := t.v.FileNote(ctx, FileRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
-		Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Now: t.now(), Hidden: c.hidden(ctx)})
+	res, err := t.v.FileNote(ctx, vault.FileRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Now: t.now(), Hidden: c.Hidden(ctx)})
 	if err != nil {
 		return nil, inputToolError(err)
 	}
@@ -308,14 +310,14 @@ func (t *mcpTools) moveNote(ctx context.Context, c *caller, in MoveNoteArgs) (*M
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.v.MoveNote(ctx, MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(in.ExpectedRevision),
-		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
+	res, err := t.v.MoveNote(ctx, vault.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)})
 	if err != nil {
 		return nil, err
 	}
 	out := &MoveNoteResult{WriteResult: writeResult(to, res.Result), Rewritten: []note.Path{}}
 	for _, r := range res.Rewritten {
-		if c.visible(ctx, r) {
+		if c.Visible(ctx, r) {
 			out.Rewritten = append(out.Rewritten, r)
 		}
 	}
@@ -335,7 +337,7 @@ type ArchiveNoteArgs struct {
 type ArchiveNoteResult struct {
 	WriteResult
 	// Dangling are the links other notes have to the archived note.
-	Dangling []LinkRef `json:"dangling"`
+	Dangling []vault.LinkRef `json:"dangling"`
 }
 
 func (t *mcpTools) archiveNote(ctx context.Context, c *caller, in ArchiveNoteArgs) (*ArchiveNoteResult, error) {
@@ -347,14 +349,14 @@ func (t *mcpTools) archiveNote(ctx context.Context, c *caller, in ArchiveNoteArg
 	if !reason.Valid() {
 		return nil, errInput("reason must be archived, superseded or retracted, not %q", in.Reason)
 	}
-	res, err := t.v.ArchiveNote(ctx, ArchiveRequest{Path: p, Reason: reason, ExpectedRevision: repo.Revision(in.ExpectedRevision),
-		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.hidden(ctx)})
+	res, err := t.v.ArchiveNote(ctx, vault.ArchiveRequest{Path: p, Reason: reason, ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)})
 	if err != nil {
 		return nil, err
 	}
-	out := &ArchiveNoteResult{WriteResult: writeResult(p, res.Result), Dangling: []LinkRef{}}
+	out := &ArchiveNoteResult{WriteResult: writeResult(p, res.Result), Dangling: []vault.LinkRef{}}
 	for _, l := range res.Dangling {
-		if c.visible(ctx, l.From) {
+		if c.Visible(ctx, l.From) {
 			out.Dangling = append(out.Dangling, l)
 		}
 	}
@@ -390,19 +392,19 @@ type EdgeWriteResult struct {
 }
 
 func (t *mcpTools) linkNotes(ctx context.Context, c *caller, in LinkNotesArgs) (*EdgeWriteResult, error) {
-	return t.edge(ctx, c, t.v.LinkNotes, in.From, EdgeRequest{To: in.To, Type: in.Type, Why: in.Why,
+	return t.edge(ctx, c, t.v.LinkNotes, in.From, vault.EdgeRequest{To: in.To, Type: in.Type, Why: in.Why,
 		ExpectedRevision: repo.Revision(in.ExpectedRevision), DryRun: in.DryRun})
 }
 
 func (t *mcpTools) unlinkNotes(ctx context.Context, c *caller, in UnlinkNotesArgs) (*EdgeWriteResult, error) {
-	return t.edge(ctx, c, t.v.UnlinkNotes, in.From, EdgeRequest{To: in.To, Type: in.Type,
+	return t.edge(ctx, c, t.v.UnlinkNotes, in.From, vault.EdgeRequest{To: in.To, Type: in.Type,
 		ExpectedRevision: repo.Revision(in.ExpectedRevision), DryRun: in.DryRun})
 }
 
 // edge runs LinkNotes or UnlinkNotes for the caller. A caller without the private
 // scope may not name a note it cannot see as the target: a dry run finds the
 // target first, so that nothing is written when it is hidden.
-func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context, EdgeRequest) (*EdgeResult, error), from string, r EdgeRequest) (*EdgeWriteResult, error) {
+func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context, vault.EdgeRequest) (*vault.EdgeResult, error), from string, r vault.EdgeRequest) (*EdgeWriteResult, error) {
 	p, err := notePathArg("from", from)
 	if err != nil {
 		return nil, err
@@ -410,15 +412,15 @@ func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context,
 	if strings.TrimSpace(r.To) == "" {
 		return nil, errInput("to is required: a path or a wikilink name")
 	}
-	r.From, r.Author, r.Roles, r.Hidden = p, c.p.Author(), c.p.Roles(), c.hidden(ctx)
-	if !c.all && !r.DryRun {
+	r.From, r.Author, r.Roles, r.Hidden = p, c.p.Author(), c.p.Roles(), c.Hidden(ctx)
+	if !c.SeesAll() && !r.DryRun {
 		dry := r
 		dry.DryRun = true
 		res, err := do(ctx, dry)
 		if err != nil {
 			return nil, err
 		}
-		if res.Target != "" && !c.visible(ctx, res.Target) {
+		if res.Target != "" && !c.Visible(ctx, res.Target) {
 			return nil, errInvisible(note.Path(r.To))
 		}
 	}
@@ -426,7 +428,7 @@ func (t *mcpTools) edge(ctx context.Context, c *caller, do func(context.Context,
 	if err != nil {
 		return nil, err
 	}
-	if res.Target != "" && !c.visible(ctx, res.Target) {
+	if res.Target != "" && !c.Visible(ctx, res.Target) {
 		return nil, errInvisible(note.Path(r.To))
 	}
 	return &EdgeWriteResult{WriteResult: writeResult(p, res.Result), Target: res.Target}, nil

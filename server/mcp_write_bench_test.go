@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,7 +42,7 @@ func BenchmarkMCPWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	v0.Close()
-	v, err := server.Open(ctx, dir, repo.Options{Owner: owner})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: owner}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func BenchmarkMCPWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cctx := server.WithPrincipal(ctx, mcpAgent)
+	cctx := auth.WithPrincipal(ctx, mcpAgent)
 	if err := c.Start(cctx); err != nil {
 		b.Fatal(err)
 	}

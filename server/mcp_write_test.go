@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 )
 
 // onDisk returns the working-tree bytes of p.
-func onDisk(t *testing.T, v *server.Vault, p string) string {
+func onDisk(t *testing.T, v *vault.Vault, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(v.Dir(), filepath.FromSlash(p)))
 	if err != nil {
@@ -32,7 +33,7 @@ func onDisk(t *testing.T, v *server.Vault, p string) string {
 }
 
 // changedPaths lists the paths HEAD's commit changed, by git.
-func changedPaths(t *testing.T, v *server.Vault) []string {
+func changedPaths(t *testing.T, v *vault.Vault) []string {
 	t.Helper()
 	return strings.Fields(mcpGit(t, v.Dir(), "show", "--name-only", "--format=", "HEAD"))
 }
@@ -359,7 +360,7 @@ func TestMCP_PrivateNotesAreNotWritableWithoutScope(t *testing.T) {
 func TestMCP_ClosedVaultIsRetryable(t *testing.T) {
 	v, e := newMCPEnv(t, mcpFixture)
 	c, ctx := e.connect(&mcpAgent, false)
-	if err := v.Vault.Close(); err != nil {
+	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
 	te := wantError(t, c, ctx, "write_note", map[string]any{"path": "late.md", "content": "# Late\n"}, server.CodeClosed, server.ClassRetryable)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -137,7 +138,7 @@ func privGen(seed uint64) *privVault {
 
 // privBuild makes the vault as git commits (without the private notes when
 // public), opens it and returns it with each step's commit.
-func privBuild(t *testing.T, pv *privVault, public bool) (*server.Vault, *mcpEnvServer, []string) {
+func privBuild(t *testing.T, pv *privVault, public bool) (*vault.Vault, *mcpEnvServer, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	git := func(env []string, args ...string) string {
@@ -166,8 +167,8 @@ func privBuild(t *testing.T, pv *privVault, public bool) (*server.Vault, *mcpEnv
 		git(env, "commit", "-q", "-m", "write "+strings.Join(paths, ", ")+"\n\nNorn-Op: write")
 	}
 	git(nil, "init", "-q", "-b", "main")
-	write(string(server.ConfigPath), "gates:\n  profile: default\n")
-	commit(0, []string{string(server.ConfigPath)})
+	write(string(vault.ConfigPath), "gates:\n  profile: default\n")
+	commit(0, []string{string(vault.ConfigPath)})
 	var ids []string
 	for i, step := range pv.steps {
 		var paths []string
@@ -184,7 +185,7 @@ func privBuild(t *testing.T, pv *privVault, public bool) (*server.Vault, *mcpEnv
 		}
 		ids = append(ids, git(nil, "rev-parse", "HEAD"))
 	}
-	v, err := server.Open(context.Background(), dir, repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}})
+	v, err := vault.Open(context.Background(), dir, vault.Options{Repo: repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ type privCall struct {
 	args map[string]any
 }
 
-func privAnswer(t *testing.T, v *server.Vault, c *client.Client, ctx context.Context, call privCall, ids []string) string {
+func privAnswer(t *testing.T, v *vault.Vault, c *client.Client, ctx context.Context, call privCall, ids []string) string {
 	t.Helper()
 	args := map[string]any{}
 	for k, a := range call.args {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // limit runs.
 func TestMCP_SearchQueryCap(t *testing.T) {
 	_, e := newMCPEnv(t, map[string]string{"a.md": "# Alpha\nalpha words\n"})
-	owner := &server.Principal{Name: "o", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopePrivate}}
+	owner := &auth.Principal{Name: "o", Owner: true, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopePrivate}}
 	c, ctx := e.connect(owner, false)
 	long := strings.Repeat("alpha ", 3<<20/6)
 	for _, literal := range []bool{false, true} {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"net/http"
 	"strings"
@@ -67,8 +68,8 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 		t.Run("handshake GET stream, then "+after, func(t *testing.T) {
 			overHTTP := after == "edit over HTTP"
 			v, e := newMCPEnv(t, mcpFixture)
-			tok, secrets := e2eTokens(t, v, map[string][]server.Scope{
-				"w8": {server.ScopeRead, server.ScopeWrite}, "editor": {server.ScopeRead, server.ScopeWrite}})
+			tok, secrets := e2eTokens(t, v, map[string][]auth.Scope{
+				"w8": {auth.ScopeRead, auth.ScopeWrite}, "editor": {auth.ScopeRead, auth.ScopeWrite}})
 			url := e2eServeHTTP(t, e.s, tok)
 			editor, err := dial(t, url, bearer(secrets["editor"]), false)
 			if err != nil {
@@ -114,7 +115,7 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 				t.Fatalf("before the revoke: %q %v", m, ok)
 			}
 
-			if err := server.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil { // `norn token revoke w8`
+			if err := auth.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil { // `norn token revoke w8`
 				t.Fatal(err)
 			}
 			if after != "nothing (an idle stream)" {
@@ -144,8 +145,8 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 
 	t.Run("stateless subscriptions/listen", func(t *testing.T) {
 		v, e := newMCPEnv(t, mcpFixture)
-		tok, secrets := e2eTokens(t, v, map[string][]server.Scope{
-			"w8": {server.ScopeRead, server.ScopeWrite}, "editor": {server.ScopeRead, server.ScopeWrite}})
+		tok, secrets := e2eTokens(t, v, map[string][]auth.Scope{
+			"w8": {auth.ScopeRead, auth.ScopeWrite}, "editor": {auth.ScopeRead, auth.ScopeWrite}})
 		url := e2eServeHTTP(t, e.s, tok)
 		editor, err := dial(t, url, bearer(secrets["editor"]), false)
 		if err != nil {
@@ -175,7 +176,7 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 		if m, _ := nextMethod(t, got); m != mcp.MethodNotificationResourceUpdated {
 			t.Fatalf("before the revoke: %q", m)
 		}
-		if err := server.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil {
+		if err := auth.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil {
 			t.Fatal(err)
 		}
 		edit()

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"sync"
@@ -51,7 +52,7 @@ type StdioOptions struct {
 // subscriptions/listen); notifications from the client are handled in order as they
 // are read. When ServeStdio returns because ctx is done, a read of in that was under
 // way may still be blocked: it ends when in does (for os.Stdin, at exit).
-func ServeStdio(ctx context.Context, srv *mcpserver.MCPServer, p Principal, in io.Reader, out io.Writer, opts StdioOptions) error {
+func ServeStdio(ctx context.Context, srv *mcpserver.MCPServer, p auth.Principal, in io.Reader, out io.Writer, opts StdioOptions) error {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -67,7 +68,7 @@ func ServeStdio(ctx context.Context, srv *mcpserver.MCPServer, p Principal, in i
 	// Requests run on a context of their own: a stop (ctx) does not cancel them, the
 	// grace period's end does. subscriptions/listen runs on one that ends as soon as
 	// reading stops.
-	base := WithPrincipal(context.WithoutCancel(ctx), p)
+	base := auth.WithPrincipal(context.WithoutCancel(ctx), p)
 	if err := srv.RegisterSession(base, sess); err != nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"strings"
 	"sync"
@@ -135,7 +136,7 @@ func TestServeStdio_EOFAnswersEveryRequest(t *testing.T) {
 	}
 	r := &eofReader{r: strings.NewReader(in), eof: make(chan struct{})}
 	var out syncBuffer
-	p := server.Principal{Name: "bot", Scopes: []server.Scope{server.ScopeRead}}
+	p := auth.Principal{Name: "bot", Scopes: []auth.Scope{auth.ScopeRead}}
 	if err := server.ServeStdio(context.Background(), gateMCP(r.eof, nil), p, r, &out, server.StdioOptions{Grace: time.Hour}); err != nil {
 		t.Fatalf("ServeStdio: %v", err)
 	}
@@ -168,7 +169,7 @@ func TestServeStdio_StopFinishesRequests(t *testing.T) {
 			opts.Grace = time.Millisecond // and the gate never opens
 		}
 		go func() {
-			done <- server.ServeStdio(ctx, srv, server.Principal{Name: "bot"}, inR, &out, opts)
+			done <- server.ServeStdio(ctx, srv, auth.Principal{Name: "bot"}, inR, &out, opts)
 		}()
 		if _, err := io.WriteString(inW, stdioInit+gateCall(2)); err != nil {
 			t.Fatal(err)

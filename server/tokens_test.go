@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/norn-vault/norn/server/auth"
 	"log/slog"
 	"os"
 	"slices"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
 )
 
 // tokensPath makes a real vault and returns where its tokens file goes.
@@ -24,7 +24,7 @@ func tokensPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	return server.TokensPath(v.GitDir())
+	return auth.TokensPath(v.GitDir())
 }
 
 func readFile(t *testing.T, path string) string {
@@ -38,18 +38,18 @@ func readFile(t *testing.T, path string) string {
 
 func TestTokens_AddListRevoke(t *testing.T) {
 	path := tokensPath(t)
-	tok := server.OpenTokens(path, nil)
+	tok := auth.OpenTokens(path, nil)
 	if list, err := tok.List(); err != nil || len(list) != 0 {
 		t.Fatalf("no file: %v %v", list, err)
 	}
-	secret, err := tok.Add("claude", []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopeRead})
+	secret, err := tok.Add("claude", []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(secret, server.TokenPrefix) || len(secret) != len(server.TokenPrefix)+43 {
+	if !strings.HasPrefix(secret, auth.TokenPrefix) || len(secret) != len(auth.TokenPrefix)+43 {
 		t.Fatalf("token %q", secret)
 	}
-	other, err := tok.Add("codex", []server.Scope{server.ScopeRead})
+	other, err := tok.Add("codex", []auth.Scope{auth.ScopeRead})
 	if err != nil || other == secret {
 		t.Fatalf("second token: %q %v", other, err)
 	}
@@ -57,7 +57,7 @@ func TestTokens_AddListRevoke(t *testing.T) {
 	// Only digests on disk, mode 0600.
 	disk := readFile(t, path)
 	sum := sha256.Sum256([]byte(secret))
-	if strings.Contains(disk, secret) || strings.Contains(disk, strings.TrimPrefix(secret, server.TokenPrefix)) {
+	if strings.Contains(disk, secret) || strings.Contains(disk, strings.TrimPrefix(secret, auth.TokenPrefix)) {
 		t.Fatal("the token itself is in the file")
 	}
 	if !strings.Contains(disk, hex.EncodeToString(sum[:])) {
@@ -70,17 +70,17 @@ func TestTokens_AddListRevoke(t *testing.T) {
 
 	list, err := tok.List()
 	if err != nil || len(list) != 2 || list[0].Name != "claude" || list[1].Name != "codex" ||
-		!slices.Equal(list[0].Scopes, []server.Scope{server.ScopeRead, server.ScopeWrite}) || list[0].Created.IsZero() {
+		!slices.Equal(list[0].Scopes, []auth.Scope{auth.ScopeRead, auth.ScopeWrite}) || list[0].Created.IsZero() {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	p, ok := tok.Authenticate(secret)
-	if !ok || p.Name != "claude" || p.Owner || !p.Can(server.ScopeWrite) || p.Can(server.ScopePrivate) {
+	if !ok || p.Name != "claude" || p.Owner || !p.Can(auth.ScopeWrite) || p.Can(auth.ScopePrivate) {
 		t.Fatalf("authenticate: %+v %v", p, ok)
 	}
-	if p, ok := tok.Authenticate(other); !ok || p.Name != "codex" || p.Can(server.ScopeWrite) {
+	if p, ok := tok.Authenticate(other); !ok || p.Name != "codex" || p.Can(auth.ScopeWrite) {
 		t.Fatalf("authenticate codex: %+v %v", p, ok)
 	}
-	for _, bad := range []string{"", server.TokenPrefix, secret + "x", secret[:len(secret)-1], hex.EncodeToString(sum[:])} {
+	for _, bad := range []string{"", auth.TokenPrefix, secret + "x", secret[:len(secret)-1], hex.EncodeToString(sum[:])} {
 		if _, ok := tok.Authenticate(bad); ok {
 			t.Errorf("%q authenticated", bad)
 		}
@@ -90,26 +90,26 @@ func TestTokens_AddListRevoke(t *testing.T) {
 	before := readFile(t, path)
 	for _, c := range []struct {
 		name   string
-		scopes []server.Scope
+		scopes []auth.Scope
 		want   error
 	}{
-		{"claude", []server.Scope{server.ScopeRead}, repo.ErrConflict},
-		{"", []server.Scope{server.ScopeRead}, repo.ErrInvalid},
-		{"a<b>", []server.Scope{server.ScopeRead}, repo.ErrInvalid},
-		{"two\nlines", []server.Scope{server.ScopeRead}, repo.ErrInvalid},
-		{" padded", []server.Scope{server.ScopeRead}, repo.ErrInvalid},
-		{strings.Repeat("x", server.MaxPrincipalName+1), []server.Scope{server.ScopeRead}, repo.ErrInvalid},
-		{"ok", []server.Scope{"root"}, repo.ErrInvalid},
+		{"claude", []auth.Scope{auth.ScopeRead}, repo.ErrConflict},
+		{"", []auth.Scope{auth.ScopeRead}, repo.ErrInvalid},
+		{"a<b>", []auth.Scope{auth.ScopeRead}, repo.ErrInvalid},
+		{"two\nlines", []auth.Scope{auth.ScopeRead}, repo.ErrInvalid},
+		{" padded", []auth.Scope{auth.ScopeRead}, repo.ErrInvalid},
+		{strings.Repeat("x", auth.MaxPrincipalName+1), []auth.Scope{auth.ScopeRead}, repo.ErrInvalid},
+		{"ok", []auth.Scope{"root"}, repo.ErrInvalid},
 		{"ok", nil, repo.ErrInvalid},
 	} {
 		if got, err := tok.Add(c.name, c.scopes); !errors.Is(err, c.want) || got != "" {
 			t.Errorf("Add(%q, %v) = %q, %v; want %v", c.name, c.scopes, got, err, c.want)
 		}
 	}
-	if _, err := tok.Add(strings.Repeat("x", server.MaxPrincipalName), []server.Scope{server.ScopeAdmin}); err != nil {
-		t.Fatalf("a name of exactly %d bytes: %v", server.MaxPrincipalName, err)
+	if _, err := tok.Add(strings.Repeat("x", auth.MaxPrincipalName), []auth.Scope{auth.ScopeAdmin}); err != nil {
+		t.Fatalf("a name of exactly %d bytes: %v", auth.MaxPrincipalName, err)
 	}
-	if err := tok.Revoke(strings.Repeat("x", server.MaxPrincipalName)); err != nil {
+	if err := tok.Revoke(strings.Repeat("x", auth.MaxPrincipalName)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tok.Revoke("nobody"); !errors.Is(err, repo.ErrNotFound) {
@@ -141,19 +141,19 @@ func TestTokens_AddListRevoke(t *testing.T) {
 // file rewritten by hand.
 func TestTokens_HotReload(t *testing.T) {
 	path := tokensPath(t)
-	cli := server.OpenTokens(path, nil)
-	srv := server.OpenTokens(path, nil)
+	cli := auth.OpenTokens(path, nil)
+	srv := auth.OpenTokens(path, nil)
 	if _, ok := srv.Authenticate("norn_x"); ok {
 		t.Fatal("empty file authenticated")
 	}
-	a, err := cli.Add("a", []server.Scope{server.ScopeRead})
+	a, err := cli.Add("a", []auth.Scope{auth.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p, ok := srv.Authenticate(a); !ok || p.Name != "a" {
 		t.Fatal("added token not picked up")
 	}
-	b, err := cli.Add("b", []server.Scope{server.ScopeRead})
+	b, err := cli.Add("b", []auth.Scope{auth.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestTokens_HotReload(t *testing.T) {
 // says so in the log once per version, refuses changes, and recovers when fixed.
 func TestTokens_MalformedFailsClosed(t *testing.T) {
 	path := tokensPath(t)
-	good, err := server.OpenTokens(path, nil).Add("a", []server.Scope{server.ScopeRead})
+	good, err := auth.OpenTokens(path, nil).Add("a", []auth.Scope{auth.ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestTokens_MalformedFailsClosed(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			tok := server.OpenTokens(path, slog.New(slog.NewTextHandler(&logs, nil)))
+			tok := auth.OpenTokens(path, slog.New(slog.NewTextHandler(&logs, nil)))
 			for range 3 {
 				if _, ok := tok.Authenticate(good); ok {
 					t.Fatal("a malformed tokens file authenticated")
@@ -229,7 +229,7 @@ func TestTokens_MalformedFailsClosed(t *testing.T) {
 			if _, err := tok.List(); err == nil {
 				t.Fatal("List of a malformed file succeeded")
 			}
-			if _, err := tok.Add("new", []server.Scope{server.ScopeRead}); err == nil {
+			if _, err := tok.Add("new", []auth.Scope{auth.ScopeRead}); err == nil {
 				t.Fatal("Add over a malformed file succeeded")
 			}
 			if got := readFile(t, path); got != bad {
@@ -250,15 +250,15 @@ func TestTokens_MalformedFailsClosed(t *testing.T) {
 // change and leaves the file alone.
 func TestTokens_Locked(t *testing.T) {
 	path := tokensPath(t)
-	tok := server.OpenTokens(path, nil)
-	if _, err := tok.Add("a", []server.Scope{server.ScopeRead}); err != nil {
+	tok := auth.OpenTokens(path, nil)
+	if _, err := tok.Add("a", []auth.Scope{auth.ScopeRead}); err != nil {
 		t.Fatal(err)
 	}
 	before := readFile(t, path)
 	if err := os.WriteFile(path+".lock", nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tok.Add("b", []server.Scope{server.ScopeRead}); err == nil || !strings.Contains(err.Error(), "tokens.lock") {
+	if _, err := tok.Add("b", []auth.Scope{auth.ScopeRead}); err == nil || !strings.Contains(err.Error(), "tokens.lock") {
 		t.Fatalf("add under a held lock: %v", err)
 	}
 	if err := tok.Revoke("a"); err == nil {

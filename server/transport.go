@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/norn-vault/norn/server/auth"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,7 +48,7 @@ type HTTPOptions struct {
 	// depend on.
 	Addr string
 	// Tokens are the bearer tokens accepted. Nil holds none.
-	Tokens *Tokens
+	Tokens *auth.Tokens
 	// AllowUnauthenticatedLoopback serves requests that carry no Authorization header
 	// as the LocalAgentName principal (scopes read, write). Only on a loopback Addr:
 	// NewHTTPHandler refuses it anywhere else. A request that does carry a token is
@@ -108,7 +109,7 @@ type HTTPOptions struct {
 // Tool handlers find the caller with PrincipalFrom(ctx).
 type HTTPHandler struct {
 	mcp       *mcpserver.StreamableHTTPServer
-	tokens    *Tokens
+	tokens    *auth.Tokens
 	log       *slog.Logger
 	loopback  bool
 	host      string // bound host, lowercased, without brackets
@@ -126,7 +127,7 @@ type HTTPHandler struct {
 // binding is who created a session: a principal, by the token it called with.
 type binding struct {
 	name string
-	key  tokenKey
+	key  auth.TokenKey
 }
 
 // revokeCheckInterval is how often an open SSE stream checks that its token is still
@@ -167,7 +168,7 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 			path = opts.Tokens.Path()
 		}
 		return nil, fmt.Errorf("%w in %s: refusing to serve HTTP without authentication; create one with `norn token add NAME`"+
-			" (or, on a loopback address only, pass --allow-unauthenticated-loopback)", ErrNoTokens, path)
+			" (or, on a loopback address only, pass --allow-unauthenticated-loopback)", auth.ErrNoTokens, path)
 	}
 	maxBody := opts.MaxBodyBytes
 	if maxBody <= 0 {
@@ -183,8 +184,8 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 		mcpserver.WithStateful(true),
 		mcpserver.WithStreamableHTTPLogger(log),
 		mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if p, ok := PrincipalFrom(r.Context()); ok {
-				return WithPrincipal(ctx, p)
+			if p, ok := auth.PrincipalFrom(r.Context()); ok {
+				return auth.WithPrincipal(ctx, p)
 			}
 			return ctx
 		}))
@@ -250,7 +251,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	st := &stream{h: h, key: key, cancel: cancel}
 	defer st.close()
-	r = r.WithContext(WithPrincipal(ctx, p))
+	r = r.WithContext(auth.WithPrincipal(ctx, p))
 	var lw *lengthWriter
 	if r.Method == http.MethodPost {
 		lw = &lengthWriter{ResponseWriter: w}
@@ -321,35 +322,35 @@ func (h *HTTPHandler) checkHost(w http.ResponseWriter, r *http.Request) bool {
 
 // authenticate finds the request's principal and the key of the token it sent (zero
 // for the unauthenticated local agent), or answers 401.
-func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, tokenKey, bool) {
-	auth := r.Header.Get("Authorization")
-	if auth == "" && h.allowAnon {
-		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, tokenKey{}, true
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, auth.TokenKey, bool) {
+	hdr := r.Header.Get("Authorization")
+	if hdr == "" && h.allowAnon {
+		return auth.Principal{Name: LocalAgentName, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}, auth.TokenKey{}, true
 	}
 	const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
-	if auth == "" {
+	if hdr == "" {
 		unauthorized(w, "", "missing_token", "this server needs a bearer token: "+hint)
-		return Principal{}, tokenKey{}, false
+		return auth.Principal{}, auth.TokenKey{}, false
 	}
-	scheme, token, found := strings.Cut(auth, " ")
+	scheme, token, found := strings.Cut(hdr, " ")
 	token = strings.TrimSpace(token)
 	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		unauthorized(w, "invalid_request", "bad_authorization", "the Authorization header must be `Bearer <token>`: "+hint)
-		return Principal{}, tokenKey{}, false
+		return auth.Principal{}, auth.TokenKey{}, false
 	}
 	if h.tokens != nil {
-		if p, key, ok := h.tokens.authenticate(token); ok {
+		if p, key, ok := h.tokens.AuthenticateKey(token); ok {
 			return p, key, true
 		}
 	}
 	h.log.Info("request refused: unknown token", "remote", r.RemoteAddr)
 	unauthorized(w, "invalid_token", "invalid_token", "the token is unknown or revoked: "+hint)
-	return Principal{}, tokenKey{}, false
+	return auth.Principal{}, auth.TokenKey{}, false
 }
 
 // holds reports whether the token with key k still authenticates.
-func (h *HTTPHandler) holds(k tokenKey) bool {
-	return k == (tokenKey{}) || h.tokens != nil && h.tokens.holds(k)
+func (h *HTTPHandler) holds(k auth.TokenKey) bool {
+	return k == (auth.TokenKey{}) || h.tokens != nil && h.tokens.Holds(k)
 }
 
 // dropRevoked ends the sessions and streams of tokens no longer in the tokens file,
@@ -359,7 +360,7 @@ func (h *HTTPHandler) dropRevoked() {
 	if h.tokens == nil {
 		return
 	}
-	gen := h.tokens.generation()
+	gen := h.tokens.Generation()
 	h.mu.Lock()
 	if gen == h.checked {
 		h.mu.Unlock()
@@ -435,7 +436,7 @@ func isLoopbackName(host string) bool {
 // nothing more is written to it).
 type stream struct {
 	h      *HTTPHandler
-	key    tokenKey
+	key    auth.TokenKey
 	cancel context.CancelFunc
 
 	mu     sync.Mutex
@@ -447,7 +448,7 @@ type stream struct {
 
 // open registers the stream and starts its watcher; only for a token holder.
 func (st *stream) open() {
-	if st.key == (tokenKey{}) {
+	if st.key == (auth.TokenKey{}) {
 		return
 	}
 	st.mu.Lock()

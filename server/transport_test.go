@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"net"
@@ -26,10 +27,10 @@ import (
 
 // whoami is what the test tool answers: the principal its handler sees.
 type whoami struct {
-	Found  bool           `json:"found"`
-	Name   string         `json:"name"`
-	Scopes []server.Scope `json:"scopes"`
-	Owner  bool           `json:"owner"`
+	Found  bool         `json:"found"`
+	Name   string       `json:"name"`
+	Scopes []auth.Scope `json:"scopes"`
+	Owner  bool         `json:"owner"`
 }
 
 // echoMCP is an MCP server with one tool, whoami, answering PrincipalFrom(ctx).
@@ -39,7 +40,7 @@ func echoMCP() *mcpserver.MCPServer {
 		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true), mcp.WithOpenWorldHintAnnotation(false)),
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			p, ok := server.PrincipalFrom(ctx)
+			p, ok := auth.PrincipalFrom(ctx)
 			b, _ := json.Marshal(whoami{Found: ok, Name: p.Name, Scopes: p.Scopes, Owner: p.Owner})
 			return mcp.NewToolResultText(string(b)), nil
 		})
@@ -180,12 +181,12 @@ func errorCode(t *testing.T, body string) string {
 	return e.Error
 }
 
-func withTokens(t *testing.T, names ...string) (*server.Tokens, map[string]string) {
+func withTokens(t *testing.T, names ...string) (*auth.Tokens, map[string]string) {
 	t.Helper()
-	tok := server.OpenTokens(tokensPath(t), nil)
+	tok := auth.OpenTokens(tokensPath(t), nil)
 	secrets := map[string]string{}
 	for _, n := range names {
-		s, err := tok.Add(n, []server.Scope{server.ScopeRead})
+		s, err := tok.Add(n, []auth.Scope{auth.ScopeRead})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +214,7 @@ func TestHTTPHandler_PrincipalReachesTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !w.Found || w.Name != name || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead}) {
+			if !w.Found || w.Name != name || w.Owner || !slices.Equal(w.Scopes, []auth.Scope{auth.ScopeRead}) {
 				t.Fatalf("legacy=%v: handler saw %+v, want %s", legacy, w, name)
 			}
 		}
@@ -225,7 +226,7 @@ func TestHTTPHandler_Unauthorized(t *testing.T) {
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
 	for name, hdr := range map[string]map[string]string{
 		"missing":  nil,
-		"unknown":  bearer(server.TokenPrefix + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+		"unknown":  bearer(auth.TokenPrefix + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
 		"empty":    {"Authorization": "Bearer "},
 		"basic":    {"Authorization": "Basic " + secret["alice"]},
 		"no space": {"Authorization": "Bearer" + secret["alice"]},
@@ -260,8 +261,8 @@ func TestHTTPHandler_Unauthorized(t *testing.T) {
 func TestHTTPHandler_HotReload(t *testing.T) {
 	tok, secret := withTokens(t, "alice")
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
-	cli := server.OpenTokens(tok.Path(), nil) // the `norn token` process
-	late, err := cli.Add("late", []server.Scope{server.ScopeRead, server.ScopeWrite})
+	cli := auth.OpenTokens(tok.Path(), nil) // the `norn token` process
+	late, err := cli.Add("late", []auth.Scope{auth.ScopeRead, auth.ScopeWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestHTTPHandler_HotReload(t *testing.T) {
 // TestNewHTTPHandler_FailsClosed: no tokens, no start — unless the flag and a loopback
 // address; the flag never works off loopback; a broken tokens file never starts.
 func TestNewHTTPHandler_FailsClosed(t *testing.T) {
-	empty := server.OpenTokens(tokensPath(t), nil)
+	empty := auth.OpenTokens(tokensPath(t), nil)
 	tok, _ := withTokens(t, "a")
 	revoked, _ := withTokens(t, "gone")
 	if err := revoked.Revoke("gone"); err != nil {
@@ -304,10 +305,10 @@ func TestNewHTTPHandler_FailsClosed(t *testing.T) {
 		opts server.HTTPOptions
 		want error // nil: starts
 	}{
-		{"no file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty}, server.ErrNoTokens},
-		{"nil tokens", server.HTTPOptions{Addr: "127.0.0.1:7777"}, server.ErrNoTokens},
-		{"all revoked", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: revoked}, server.ErrNoTokens},
-		{"non-loopback without tokens", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty}, server.ErrNoTokens},
+		{"no file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty}, auth.ErrNoTokens},
+		{"nil tokens", server.HTTPOptions{Addr: "127.0.0.1:7777"}, auth.ErrNoTokens},
+		{"all revoked", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: revoked}, auth.ErrNoTokens},
+		{"non-loopback without tokens", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty}, auth.ErrNoTokens},
 		{"flag on loopback", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty, AllowUnauthenticatedLoopback: true}, nil},
 		{"flag on localhost", server.HTTPOptions{Addr: "localhost:0", AllowUnauthenticatedLoopback: true}, nil},
 		{"flag on ::1", server.HTTPOptions{Addr: "[::1]:7777", AllowUnauthenticatedLoopback: true}, nil},
@@ -328,7 +329,7 @@ func TestNewHTTPHandler_FailsClosed(t *testing.T) {
 		case c.want != nil && h != nil:
 			t.Errorf("%s: a handler despite the error", c.name)
 		}
-		if errors.Is(err, server.ErrNoTokens) && !strings.Contains(err.Error(), "norn token add NAME") {
+		if errors.Is(err, auth.ErrNoTokens) && !strings.Contains(err.Error(), "norn token add NAME") {
 			t.Errorf("%s: the error does not say how to fix it: %v", c.name, err)
 		}
 	}
@@ -345,7 +346,7 @@ func TestHTTPHandler_UnauthenticatedLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, err := callWhoami(t, c)
-	if err != nil || w.Name != server.LocalAgentName || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead, server.ScopeWrite}) {
+	if err != nil || w.Name != server.LocalAgentName || w.Owner || !slices.Equal(w.Scopes, []auth.Scope{auth.ScopeRead, auth.ScopeWrite}) {
 		t.Fatalf("whoami: %+v %v", w, err)
 	}
 	if resp, _ := rawPost(t, url, bearer("norn_bad"), initializeBody); resp.StatusCode != http.StatusUnauthorized {
@@ -494,7 +495,7 @@ func TestHTTPHandler_BodyLimit(t *testing.T) {
 func TestServeStdio(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := server.Principal{Name: "owner", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
+	p := auth.Principal{Name: "owner", Owner: true, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate}}
 	done := make(chan error, 1)
 	go func() {
 		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, server.StdioOptions{})

@@ -3,14 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
 )
 
 // runArchive archives a note and lists the links other notes have to it, which
-// the archive leaves dangling (server.ArchiveNote).
+// the archive leaves dangling (vault.Vault.ArchiveNote).
 func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("archive", g)
 	var w writer
@@ -29,9 +29,9 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
-	tx := w.tx(v.Vault, repo.OpArchive)
-	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
+	defer v.Close()
+	tx := w.tx(v, repo.OpArchive)
+	res, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 	"io"
 	"os"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/norn-vault/norn/bench"
 	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
 )
 
 func runBench(ctx context.Context, e *env, g *globals, args []string) error {
@@ -71,8 +71,10 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	rep, err := bench.Search(ctx, bench.Options{
 		Notes: notesDir, QueriesPath: queriesPath, Queries: queries, Qrels: judged, Keep: *keep,
 		FTS5Script: script, FTS5Skip: fts5Skip, Logger: logger(e, g),
-		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *server.Settings) *server.Indexer {
-			return openIndexer(ctx, e, g, v, s)
+		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer {
+			cfg, _, _ := s.Current(ctx)
+			log := logger(e, g)
+			return vault.OpenIndexer(ctx, v, vault.SearchOptionsFrom(cfg, log), log)
 		},
 		Progress: func(s bench.Stage, r *bench.Report) { printBenchProgress(e.stderr, s, r) },
 	})

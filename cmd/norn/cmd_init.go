@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
 )
 
 // defaultConfig seeds a new vault's .norn/config.yaml; docs/config.md lists every key.
@@ -29,11 +29,11 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(args) == 1 {
 		dir = args[0]
 	}
-	settings := server.NewSettings()
+	settings := vault.NewSettings()
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
 		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
 		Branch:  branch,
-		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
+		Seed:    map[string][]byte{string(vault.ConfigPath): []byte(defaultConfig)},
 	})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/norn-vault/norn/vault"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
@@ -25,7 +26,7 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: note.Path(args[0]), Limit: *limit},
-		func() (*server.Links, error) { return server.NoteLinks(ctx, v, note.Path(args[0]), *limit) })
+		func() (*vault.Links, error) { return vault.NoteLinks(ctx, v, note.Path(args[0]), *limit) })
 	if err != nil {
 		return err
 	}

@@ -12,13 +12,12 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
-	v, settings, err := openVault(ctx, e, g)
+	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	x := openIndexer(ctx, e, g, v, settings)
-	defer x.Close()
+	x := v.Index
 	tty := isTerminal(e.stderr)
 	start := time.Now()
 	last := time.Time{}

@@ -3,18 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/norn-vault/norn/vault"
 	"log/slog"
 
-	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
-
-// openIndexer opens the vault's search index with the vault's search settings.
-func openIndexer(ctx context.Context, e *env, g *globals, v *repo.Vault, s *server.Settings) *server.Indexer {
-	cfg, _, _ := s.Current(ctx)
-	log := logger(e, g)
-	return server.OpenIndexer(ctx, v, server.SearchOptionsFrom(cfg, log), log)
-}
 
 // asker sends read-only queries to the norn serve that holds the index, when this
 // process found it locked (server.AskLocal): that server answers from the index
@@ -25,7 +18,7 @@ type asker struct {
 	log    *slog.Logger
 }
 
-func newAsker(e *env, g *globals, gitDir string, x *server.Indexer) *asker {
+func newAsker(e *env, g *globals, gitDir string, x *vault.Indexer) *asker {
 	return &asker{gitDir: gitDir, on: x.Locked(), log: logger(e, g)}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/norn-vault/norn/vault"
 	"io"
 	"log/slog"
 	"net"
@@ -24,7 +25,7 @@ func TestWrite_ReachesRunningServerAtOnce(t *testing.T) {
 	dir := newVault(t)
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	v, err := server.Open(ctx, dir, repo.Options{Logger: quiet})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
