@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Defaults of the HTTP server's bounds (HTTPOptions).
@@ -80,7 +81,7 @@ func limitsOf(opts HTTPOptions) httpLimits {
 }
 
 // admit takes a slot of p's bound for r (429 when none is free) and, for a POST,
-// reads its body (readBody) and checks its JSON-RPC envelope (invalidRequest),
+// reads its body (readBody) and checks its JSON-RPC envelope (mcp.InvalidRequest),
 // putting the body back in r for mcp-go. It answers a refusal itself and returns
 // false then; otherwise release gives the slot back once the request is done.
 func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p auth.Principal) (release func(), ok bool) {
@@ -102,7 +103,7 @@ func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return nil, false
 	}
 	if json.Valid(b) { // mcp-go answers a body that is not JSON
-		if e := invalidRequest(b); e != nil {
+		if e := mcp.InvalidRequest(b); e != nil {
 			writeJSONRPCError(w, e)
 			release()
 			return nil, false
@@ -220,5 +221,5 @@ func isListen(msg []byte) bool {
 	var m struct {
 		Method string `json:"method"`
 	}
-	return json.Unmarshal(msg, &m) == nil && m.Method == string(mcp.MethodSubscriptionsListen)
+	return json.Unmarshal(msg, &m) == nil && m.Method == string(mcpgo.MethodSubscriptionsListen)
 }

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/repo"
@@ -91,7 +91,7 @@ type HTTPOptions struct {
 //  5. the body: its size — 413; its pace — 408 body_timeout; a body that is valid
 //     JSON but not one JSON-RPC message (a batch, a scalar, an id that is not a
 //     string or a number, a request with id null) — 400 with a JSON-RPC Invalid
-//     Request error (-32600, id null), and nothing runs (invalidRequest);
+//     Request error (-32600, id null), and nothing runs (mcp.InvalidRequest);
 //  6. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
@@ -403,7 +403,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 
 // writeJSONRPCError answers a JSON-RPC error as mcp-go's handler does: 400 with the
 // error as the JSON body.
-func writeJSONRPCError(w http.ResponseWriter, e *mcp.JSONRPCError) {
+func writeJSONRPCError(w http.ResponseWriter, e *mcpgo.JSONRPCError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusBadRequest)
@@ -624,8 +624,8 @@ const missingSessionMessage = "this request needs the Mcp-Session-Id header that
 // or names one of them. A stateless 2026-07-28 request (405 there) and an unknown
 // version (400 unsupported_protocol_version) are left to mcp-go's refusals.
 func handshakeProtocol(r *http.Request) bool {
-	v := r.Header.Get(mcp.HeaderProtocolVersion)
-	return v == "" || !mcp.IsModernProtocol(v) && mcp.IsValidProtocolVersion(v)
+	v := r.Header.Get(mcpgo.HeaderProtocolVersion)
+	return v == "" || !mcpgo.IsModernProtocol(v) && mcpgo.IsValidProtocolVersion(v)
 }
 
 // refusal names a refusal of mcp-go's handler (its status and text): the status

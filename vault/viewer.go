@@ -131,6 +131,32 @@ func (c *Viewer) Hidden(ctx context.Context) graph.Hidden {
 	return func(p note.Path) bool { return !c.Visible(ctx, p) }
 }
 
+// ReadAt reads p at HEAD, at a commit-ish, or by revision (a blob id). For a
+// viewer that may not see private notes, a revision is read only when it was p's
+// blob in the history reachable from HEAD: a blob id names bytes, not a place,
+// and read at a public path any blob (a private folder's note) would pass as
+// public. Any other id is taken as a commit, which it is not: not found, as for an
+// id that names nothing. Whether the viewer may see the bytes read is the
+// caller's to ask (VisibleParsed).
+func (c *Viewer) ReadAt(ctx context.Context, p note.Path, at string) (*repo.Blob, error) {
+	if IsRevision(at) {
+		ok := c.all
+		if !ok {
+			was, err := c.v.RevisionWasAt(ctx, p, repo.Revision(at))
+			if err != nil {
+				return nil, err
+			}
+			ok = was
+		}
+		if ok {
+			if b, err := c.v.ReadRevision(ctx, repo.Revision(at)); err == nil {
+				return &repo.Blob{Path: p, Revision: repo.Revision(at), Content: b}, nil
+			}
+		}
+	}
+	return c.v.Read(ctx, p, at)
+}
+
 // NotePrivate reports whether the note at p with bytes raw is private under cfg
 // (notePrivate), for a surface that judges bytes it already holds, such as a
 // notification of a commit.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 	"github.com/norn-vault/norn/vault"
 	"log/slog"
 	"net"
@@ -81,7 +82,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		defer l.Close()
 	}
 
-	mcp := server.NewMCPServer(v, server.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
+	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
 
 	if *stdio {
 		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
@@ -94,11 +95,11 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 			p.Scopes = append(p.Scopes, auth.ScopeMaintenance)
 		}
 		log.Info("serving MCP on stdio", "vault", v.Dir(), "principal", p.Name, "owner", p.Owner)
-		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, server.StdioOptions{Logger: log, Grace: shutdownGrace})
+		return mcp.ServeStdio(ctx, srv, p, e.stdin, e.stdout, mcp.StdioOptions{Logger: log, Grace: shutdownGrace})
 	}
 
 	tokens := auth.OpenTokens(auth.TokensPath(v.GitDir()), log)
-	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon,
+	h, err := server.NewHTTPHandler(srv, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon,
 		MaxConcurrent: *maxConcurrent, Logger: log})
 	if err != nil {
 		return err

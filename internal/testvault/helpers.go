@@ -15,21 +15,7 @@ import (
 // OpenServed is Served with the real clock.
 func OpenServed(t testing.TB, files map[string]string) *vault.Vault {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	WriteFiles(t, dir, files)
-	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: Owner},
-		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v0.Close()
-	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: Owner}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
+	return served(t, files, nil)
 }
 
 // WriteFiles writes files (path → content) under dir, as a person would.

@@ -2,8 +2,6 @@ package testvault
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,24 +20,22 @@ func Clock() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }
 // pinned. It is closed when the test ends.
 func Served(t testing.TB, files map[string]string) *vault.Vault {
 	t.Helper()
+	return served(t, files, Clock)
+}
+
+// served is Served with commit times from now (nil: the real clock).
+func served(t testing.TB, files map[string]string, now func() time.Time) *vault.Vault {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: Owner, Now: Clock},
+	WriteFiles(t, dir, files)
+	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: Owner, Now: now},
 		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v0.Close()
-	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: Owner, Now: Clock}})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Owner: Owner, Now: now}})
 	if err != nil {
 		t.Fatal(err)
 	}
