@@ -2,15 +2,16 @@ package server_test
 
 import (
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // shellWords splits a shell command line the way sh would for what docs use:

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +14,9 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // Defaults of the HTTP server's bounds (HTTPOptions).

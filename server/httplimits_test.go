@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/server"
 )
 

@@ -3,9 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -15,7 +12,10 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // countMCP is an MCP server with one tool, count, that counts its calls in n.

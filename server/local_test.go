@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/internal/testvault"
-	"github.com/norn-vault/norn/vault"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,9 +15,11 @@ import (
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestLocal_AnswersForTheIndexHolder: a second handle finds the index locked and

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"net/http"
 	"strings"
@@ -15,7 +12,10 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // liveness bounds the waits for something that must happen (a stream to end, a

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 // MCPPath is where the HTTP server answers MCP (streamable HTTP).

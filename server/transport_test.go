@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"net/http"
 	"os"
@@ -21,8 +18,11 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // whoami is what the test tool answers: the principal its handler sees.

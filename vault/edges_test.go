@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // openServed imports files into a new vault and opens it with vault.Open.

@@ -3,13 +3,13 @@ package vault_test
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // BenchmarkCatchUp measures bringing the index to HEAD: after a commit that touches

@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 var words = strings.Fields("bloom filter hash sketch count merge commit vault index search rank graph edge link note tree blob revision conflict archive")

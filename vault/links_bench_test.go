@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testvault"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +14,10 @@ import (
 	"time"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // BenchmarkLinkGraph measures the link queries of the server on obsidian-hub

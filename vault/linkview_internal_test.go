@@ -2,10 +2,10 @@ package vault
 
 import (
 	"context"
-	"github.com/norn-vault/norn/graph"
 	"reflect"
 	"testing"
 
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )

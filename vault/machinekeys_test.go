@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/vault"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestSettings_RefusesMachineKeys: a .norn/config.yaml naming a per-machine

@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"context"
-	"github.com/norn-vault/norn/vault"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 func TestMaintainer_CommitsExternalEditsAndPacks(t *testing.T) {

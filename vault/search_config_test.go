@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/vault"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestSearchOptionsFrom_Defaults: the defaults of .norn/config.yaml's search section

@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 func openVault(t *testing.T) (*repo.Vault, *vault.Settings) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"io"
 	"os"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/norn-vault/norn/bench"
 	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runBench(ctx context.Context, e *env, g *globals, args []string) error {

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"io"
 	"strings"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runCapture appends a quick thought to today's inbox note (vault.Vault.Capture): the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"os/exec"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // machineChecks are doctor's findings about this machine's settings: machine.yaml

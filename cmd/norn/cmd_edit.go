@@ -4,11 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"io"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runEdit changes part of a note in one commit (vault.Vault.EditNote): append,

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // openGraphVault opens the vault with its index, for the graph commands.

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // defaultConfig seeds a new vault's .norn/config.yaml; docs/config.md lists every key.

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runLinks(ctx context.Context, e *env, g *globals, args []string) error {

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // searchHit is one result as `norn search --json` prints it.

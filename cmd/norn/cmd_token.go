@@ -4,9 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/norn-vault/norn/server/auth"
 )
 
 func runToken(ctx context.Context, e *env, g *globals, args []string) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestReport_InvalidInput: a note or config the command cannot use, however it is

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/vault"
 	"log/slog"
 
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // asker sends read-only queries to the norn serve that holds the index, when this

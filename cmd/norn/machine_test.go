@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/norn-vault/norn/vault"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 const machineSecret = "sk-machine-secret-0123456789"

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestWrite_ReachesRunningServerAtOnce: a `norn write` beside a running server

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"net"
@@ -25,6 +24,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 func newVault(t *testing.T) string {

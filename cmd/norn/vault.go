@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"flag"
-	"github.com/norn-vault/norn/vault"
 	"os"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // vaultDir resolves the vault folder: --vault, else $NORN_VAULT, else the current

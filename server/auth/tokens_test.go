@@ -5,15 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 func readFile(t *testing.T, path string) string {

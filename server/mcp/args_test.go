@@ -2,12 +2,13 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // rawToolCall calls tool over streamable HTTP with args as the exact bytes of the

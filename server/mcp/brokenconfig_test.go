@@ -2,16 +2,16 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestMCP_BrokenConfigFailsClosed: a .norn/config.yaml that does not parse (a hand

@@ -2,10 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"io"
 	"net/http"
 	"os/exec"
@@ -20,8 +16,12 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // The end-to-end tests drive every tool through mcp-go's real client over the two

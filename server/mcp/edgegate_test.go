@@ -3,17 +3,17 @@ package mcp_test
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/internal/testvault"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"maps"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // edgeNote is a note of the default profile with one typed edge to `to`.

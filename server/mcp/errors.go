@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -13,6 +12,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // ErrorClass says what a caller should do about a failed tool call; ErrorCode is

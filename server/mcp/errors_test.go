@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 func TestMCP_ToolErrorFrom(t *testing.T) {

@@ -3,13 +3,12 @@ package mcp
 import (
 	"context"
 	"errors"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/config"
-
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 )
 
 func (t *mcpTools) addGraphTools() {

@@ -2,14 +2,14 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 func nodeIDs(ns []graph.Node) []string {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/vault"
 	"log/slog"
 	"time"
 
@@ -17,6 +15,8 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 )
 
 // MCPOptions configure NewMCPServer.

@@ -2,12 +2,13 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // unportableNames are the names a clone on Windows or macOS could not check out,

@@ -1,10 +1,11 @@
 package mcp_test
 
 import (
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // TestMCP_WriteNote_Unchanged: write_note and edit_note of a note's current bytes

@@ -1,9 +1,6 @@
 package mcp_test
 
 import (
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"maps"
 	"reflect"
 	"slices"
@@ -12,8 +9,11 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestMCP_PrivateNotesAreInvisible: to a principal without the private scope, a

@@ -2,13 +2,13 @@ package mcp_test
 
 import (
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // TestMCP_SearchQueryCap: a search query over graph.MaxQueryBytes is invalid_input

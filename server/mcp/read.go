@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/vault"
 	"math"
 	"strconv"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 )
 
 // Read budgets and bounds.

@@ -3,13 +3,14 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testvault"
-	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 // TestMCP_NamesAndMapIndexEqualsScan: read_note by a wikilink name and vault_map

@@ -2,16 +2,16 @@ package mcp_test
 
 import (
 	"encoding/base64"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 func notePaths(refs []mcp.NoteRef) []string {

@@ -2,16 +2,16 @@ package mcp_test
 
 import (
 	"context"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"reflect"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestMCP_WriteReportsRelinkedLinks: a write that makes existing links in other

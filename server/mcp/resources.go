@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/vault"
 	"net/url"
 	"sort"
 	"strings"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 )
 
 // NoteURIPrefix starts every note's resource URI: norn://note/{path}, with each

@@ -3,15 +3,15 @@ package mcp_test
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/mcp"
 	"maps"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 func TestMCP_ResourcesListAndRead(t *testing.T) {

@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/vault"
 )
 
 // SearchArgs are search's arguments.

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/internal/testvault"
-	"github.com/norn-vault/norn/vault"
 	"maps"
 	"testing"
 	"time"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestMCP_SearchAsIfPrivateNotesWereNot: for a caller without the private scope,

@@ -3,14 +3,14 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"testing"
+
 	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/mcp"
 	"github.com/norn-vault/norn/vault"
-	"testing"
-
-	"github.com/norn-vault/norn/repo"
 )
 
 func TestVaultStats(t *testing.T) {

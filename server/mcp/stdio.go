@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
 	"io"
 	"log/slog"
 	"sync"
@@ -18,6 +17,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/norn-vault/norn/server/auth"
 )
 
 // DefaultStdioGrace bounds how long ServeStdio lets the requests it has read finish

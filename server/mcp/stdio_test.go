@@ -3,14 +3,15 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
 	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // eofReader reads r and closes eof when r has ended.

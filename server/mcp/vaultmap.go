@@ -3,11 +3,11 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/norn-vault/norn/vault"
 	"sort"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/vault"
 )
 
 // VaultMapArgs are vault_map's arguments.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/vault"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/vault"
 )
 
 func (t *mcpTools) addWriteTools() {

@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/norn-vault/norn/internal/testmcp"
-	"github.com/norn-vault/norn/server/auth"
-	"github.com/norn-vault/norn/server/mcp"
-	"github.com/norn-vault/norn/vault"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,8 +11,12 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // BenchmarkMCPWrite measures the write tools through mcp-go's in-process client
