@@ -110,6 +110,56 @@ func noteWrite(p note.Path, res *repo.Result, prev repo.Revision, rl []Relink) *
 	return out
 }
 
+// WriteRequest is a whole-note write (write_note): a new note, or the whole of an
+// existing one.
+type WriteRequest struct {
+	Path    note.Path
+	Content []byte
+	// ExpectedRevision is the revision the writer read ("": create a new note).
+	ExpectedRevision repo.Revision
+	Author           repo.Author
+	Roles            []string
+	Message          string
+	DryRun           bool
+	// Hidden are the notes the writer may not see (nil: none).
+	Hidden graph.Hidden
+}
+
+// WriteNote writes r.Content at r.Path in one commit (Norn-Op: write). A note
+// hidden from the writer at the path answers as a path with no note would,
+// except that it is never written over (refuseHidden). Relinks lists the links
+// elsewhere the write makes resolve differently.
+func (v *Vault) WriteNote(ctx context.Context, r WriteRequest) (*NoteWrite, error) {
+	p := r.Path
+	if v.hiddenAt(r.Hidden, p) {
+		if err := repo.ValidSubject(strings.TrimSpace(r.Message)); err != nil {
+			return nil, err
+		}
+		return nil, v.refuseHidden("write", r.Hidden, p, r.ExpectedRevision)
+	}
+	ch := repo.Change{Kind: repo.Put, Path: p, Content: r.Content, ExpectedRevision: r.ExpectedRevision}
+	rl := v.Relinks(ctx, []repo.Change{ch}, r.Hidden)
+	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpWrite, Message: strings.TrimSpace(r.Message), DryRun: r.DryRun, Changes: []repo.Change{ch}})
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", p, err)
+	}
+	return noteWrite(p, res, r.ExpectedRevision, rl), nil
+}
+
+// refuseHidden is a write's answer (op: its verb) for a note hidden by h at p,
+// nil when there is none: what it would answer for a path with no note, except
+// where that would mean writing over it. Creating a note there (exp "") is
+// TakenBy; replacing it is a conflict that names no current revision.
+func (v *Vault) refuseHidden(op string, h graph.Hidden, p note.Path, exp repo.Revision) error {
+	if !v.hiddenAt(h, p) {
+		return nil
+	}
+	if exp == "" {
+		return TakenBy(p)
+	}
+	return fmt.Errorf("%s %s: %w", op, p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")})
+}
+
 // hiddenAt reports whether a note hidden by h is at p at HEAD. Writes answer for
 // it what they answer for a path with no note, except where that would mean
 // writing over it.

@@ -60,6 +60,9 @@ func (v *Vault) FileNote(ctx context.Context, r FileRequest) (*Filed, error) {
 	if strings.EqualFold(string(p), string(idx)) {
 		return nil, invalidf("%s is the folder's index itself: write it with write_note", p)
 	}
+	if err := v.refuseHidden("file", r.Hidden, p, r.ExpectedRevision); err != nil {
+		return nil, err
+	}
 	if v.hiddenAt(r.Hidden, idx) {
 		return nil, TakenBy(idx)
 	}

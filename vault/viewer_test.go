@@ -73,3 +73,38 @@ func TestVault_ViewerBrokenConfig(t *testing.T) {
 		t.Fatalf("private actor refused: %v", err)
 	}
 }
+
+// TestVault_WriteNoteHidden: a whole-note write at a path a note hidden from the
+// writer occupies answers as for a path with no note, never writing over it:
+// creating there is refused as taken, replacing it is a conflict that names no
+// current revision; nothing is committed. An owner's write goes through.
+func TestVault_WriteNoteHidden(t *testing.T) {
+	ctx := context.Background()
+	v := testvault.Served(t, map[string]string{"secret.md": "---\nprivate: true\n---\n# Secret\n"})
+	agent := vault.Actor{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}}
+	vw, err := v.Viewer(ctx, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := v.Head()
+	req := vault.WriteRequest{Path: "secret.md", Content: []byte("# Mine\n"), Author: agent.Author, Roles: agent.Roles, Hidden: vw.Hidden(ctx)}
+	_, err = v.WriteNote(ctx, req)
+	var ie *vault.InputError
+	if !errors.As(err, &ie) || !errors.Is(err, repo.ErrInvalid) || ie.Path != "secret.md" {
+		t.Fatalf("create over a hidden note: %v", err)
+	}
+	req.ExpectedRevision = "0123456789012345678901234567890123456789"
+	_, err = v.WriteNote(ctx, req)
+	var ce *repo.ConflictError
+	if !errors.As(err, &ce) || ce.Current != "" {
+		t.Fatalf("replace a hidden note: %v", err)
+	}
+	if v.Head() != head || testvault.HeadBytes(t, v, "secret.md") != "---\nprivate: true\n---\n# Secret\n" {
+		t.Fatal("a refused write changed the vault")
+	}
+	req.Hidden, req.ExpectedRevision, req.Author, req.Roles = nil, v.Revision("secret.md"), testvault.Owner, []string{"owner"}
+	w, err := v.WriteNote(ctx, req)
+	if err != nil || w.Revision == "" || testvault.HeadBytes(t, v, "secret.md") != "# Mine\n" {
+		t.Fatalf("owner's write: %+v, %v", w, err)
+	}
+}

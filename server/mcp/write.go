@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
@@ -70,17 +69,10 @@ func (t *mcpTools) addWriteTools() {
 
 // hiddenNote reports whether a note the caller may not see is at p at HEAD. Write
 // tools answer for it what they answer for a path with no note, except where
-// that would mean writing over it: see errTaken.
+// that would mean writing over it (vault.TakenBy).
 func (c *caller) hiddenNote(ctx context.Context, p note.Path) bool {
 	return !c.SeesAll() && c.t.v.Revision(p) != "" && !c.Visible(ctx, p)
 }
-
-// errTaken is the answer to creating a note (or restoring, or moving one) at a
-// path a note hidden from the caller occupies: the one thing a hidden note cannot
-// look missing in, since it must not be overwritten. It is not a conflict (a
-// retry cannot help, and there is no revision the caller may see) and says no
-// more than that the path is taken.
-func errTaken(p note.Path) error { return inputToolError(vault.TakenBy(p)) }
 
 // asMissing classifies err, an error made up for a hidden note, as it would be
 // for a path with no note: a conflict there is hidden only by the folder.
@@ -88,9 +80,14 @@ func (c *caller) asMissing(err error) *ToolError {
 	return ToolErrorFrom(err, func(p note.Path) bool { return !c.SeesAll() && c.Config().IsPrivate(p, nil) })
 }
 
-// tx starts a transaction by the caller.
-func (c *caller) tx(op repo.Op, message string, dry bool, changes ...repo.Change) repo.Tx {
-	return repo.Tx{Author: c.p.Author(), Roles: c.p.Roles(), Op: op, Message: strings.TrimSpace(message), DryRun: dry, Changes: changes}
+// writeErr renders the error of a write to p; hidden: a note the caller may not
+// see is at p, and a conflict on it is worded as for a path with no note.
+func (c *caller) writeErr(err error, hidden bool) error {
+	var ce *repo.ConflictError
+	if hidden && errors.As(err, &ce) {
+		return c.asMissing(err)
+	}
+	return inputToolError(err)
 }
 
 // --- write_note ---
@@ -109,27 +106,15 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 	if err != nil {
 		return nil, err
 	}
-	if c.hiddenNote(ctx, p) {
-		if err := repo.ValidSubject(strings.TrimSpace(in.Message)); err != nil {
-			return nil, err
-		}
-		if in.ExpectedRevision == "" {
-			return nil, errTaken(p)
-		}
-		exp := repo.Revision(in.ExpectedRevision)
-		return nil, c.asMissing(fmt.Errorf("write %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
-	}
-	ch := repo.Change{Kind: repo.Put, Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision)}
-	rl := t.v.Relinks(ctx, []repo.Change{ch}, c.Hidden(ctx))
-	res, err := t.v.Apply(ctx, c.tx(repo.OpWrite, in.Message, in.DryRun, ch))
+	hidden := c.hiddenNote(ctx, p)
+	res, err := t.v.WriteNote(ctx, vault.WriteRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
+		Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)})
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", p, err)
+		return nil, c.writeErr(err, hidden)
 	}
-	out := writeResult(p, res)
-	out.setRelinks(rl)
-	if out.Unchanged {
-		out.Revision = repo.Revision(in.ExpectedRevision)
-	}
+	out := writeResult(p, res.Result)
+	out.setRelinks(res.Relinks)
+	out.Revision = res.Revision
 	return &out, nil
 }
 
@@ -264,19 +249,11 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 	if err != nil {
 		return nil, err
 	}
-	// A hidden note at p looks missing, as in write_note; FileNote refuses filing
-	// a folder's index itself before that.
-	if c.hiddenNote(ctx, p) && !strings.EqualFold(string(p), string(vault.FileIndex(p))) {
-		if in.ExpectedRevision == "" {
-			return nil, errTaken(p)
-		}
-		exp := repo.Revision(in.ExpectedRevision)
-		return nil, c.asMissing(fmt.Errorf("file %s: %w", p, &repo.ConflictError{Path: p, Expected: exp, Reason: repo.ConflictHint(exp, "")}))
-	}
+	hidden := c.hiddenNote(ctx, p) // a hidden note at p looks missing, as in write_note
 	res, err := t.v.FileNote(ctx, vault.FileRequest{Path: p, Content: []byte(in.Content), ExpectedRevision: repo.Revision(in.ExpectedRevision),
 		Title: in.Title, Author: c.p.Author(), Roles: c.p.Roles(), Message: in.Message, DryRun: in.DryRun, Now: t.now(), Hidden: c.Hidden(ctx)})
 	if err != nil {
-		return nil, inputToolError(err)
+		return nil, c.writeErr(err, hidden)
 	}
 	out := &FileNoteResult{WriteResult: writeResult(p, res.Result), Index: res.Index, IndexRevision: res.IndexRevision, IndexChanged: res.IndexChanged}
 	out.setRelinks(res.Relinks)
