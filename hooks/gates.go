@@ -151,7 +151,11 @@ func (g *Gates) change(p Proposal, c Change) (vs []Violation, fresh bool) {
 		// A note over the limit is not parsed: its size is the one thing to fix, and
 		// parsing it would let a writer make the gates do unbounded work.
 		if len(size) == 0 && isNotePath(string(c.Path)) {
-			cvs, n := g.contentNote(c.Path, c.New)
+			existing := c.Path
+			if c.Kind == KindMove {
+				existing = c.From
+			}
+			cvs, n := g.changeContent(c, existing)
 			vs = append(vs, cvs...)
 			if n != nil && p.EdgeTargets != nil && (c.Kind == KindPut || c.Kind == KindMove) {
 				vs = append(vs, g.edgeTargets(p.EdgeTargets, c, n)...)
