@@ -59,9 +59,7 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 			out["commit"] = res.Imported.Commit
 			out["imported"] = len(res.Imported.Changes)
 		}
-		if ignored != nil {
-			out["gitignore_added"] = ignored
-		}
+		out["gitignore_added"] = append([]string{}, ignored...) // [] when none
 		return printJSON(e, out)
 	}
 	if ignored != nil {

@@ -100,7 +100,10 @@ func TestCLI_Init_ObsidianGitignore(t *testing.T) {
 			if tt.existing != "" {
 				write(dir, ".gitignore", tt.existing)
 			}
-			mustCLI(t, dir, "", "init", dir)
+			res := decode(t, mustCLI(t, dir, "", "init", dir, "--json"))
+			if added, _ := res["gitignore_added"].([]any); tt.name == "covered" && len(added) != 0 || tt.name != "covered" && len(added) == 0 {
+				t.Errorf("gitignore_added = %v", res["gitignore_added"])
+			}
 			got, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
 			if err != nil || string(got) != tt.want {
 				t.Fatalf(".gitignore = %q, %v; want %q", got, err, tt.want)
