@@ -1,0 +1,218 @@
+package note
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// line is one line of a text: its content without the line break, and the break
+// itself ("\n", "\r\n", or "" for a last line without one).
+type line struct{ text, eol string }
+
+// splitLines cuts b into lines. A "\r" is part of the break only right before "\n".
+func splitLines(b []byte) []line {
+	var out []line
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, line{text: string(b)})
+			break
+		}
+		l := line{text: string(b[:i]), eol: "\n"}
+		if strings.HasSuffix(l.text, "\r") {
+			l.text, l.eol = l.text[:len(l.text)-1], "\r\n"
+		}
+		out = append(out, l)
+		b = b[i+1:]
+	}
+	return out
+}
+
+// joinLines is the inverse of splitLines.
+func joinLines(ls []line) []byte {
+	var buf bytes.Buffer
+	for _, l := range ls {
+		buf.WriteString(l.text)
+		buf.WriteString(l.eol)
+	}
+	return buf.Bytes()
+}
+
+// hunk is one change of a side against base: base lines [bs, be) became the side's
+// lines [ss, se). An insertion has bs == be, a deletion ss == se.
+type hunk struct {
+	bs, be, ss, se int
+	theirs         bool
+}
+
+// lineIDs numbers distinct line texts with runes, so that the diff library can
+// compare lines as characters (its line mode does the same internally, but keeps
+// the line breaks, which must not count here).
+type lineIDs map[string]rune
+
+// maxLineIDs bounds the distinct lines: every id must be a valid rune, and the
+// surrogate range is skipped.
+const maxLineIDs = utf8.MaxRune + 1 - (0xE000 - 0xD800)
+
+func (ids lineIDs) runes(ls []line) ([]rune, bool) {
+	rs := make([]rune, len(ls))
+	for i, l := range ls {
+		id, ok := ids[l.text]
+		if !ok {
+			if len(ids) >= maxLineIDs {
+				return nil, false
+			}
+			id = rune(len(ids))
+			if id >= 0xD800 {
+				id += 0xE000 - 0xD800
+			}
+			ids[l.text] = id
+		}
+		rs[i] = id
+	}
+	return rs, true
+}
+
+// lineHunks returns the changes that turn base into side, in base order, using
+// the diff library's Myers diff over line ids. Consecutive deletions and
+// insertions form one hunk; two hunks are always separated by an unchanged line.
+func lineHunks(base, side []rune, theirs bool) []hunk {
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // an exact diff, and no clock
+	var hs []hunk
+	bi, si := 0, 0
+	open := false
+	for _, d := range dmp.DiffMainRunes(base, side, false) {
+		n := utf8.RuneCountInString(d.Text)
+		if d.Type == diffmatchpatch.DiffEqual {
+			bi, si, open = bi+n, si+n, false
+			continue
+		}
+		if !open {
+			hs = append(hs, hunk{bs: bi, be: bi, ss: si, se: si, theirs: theirs})
+			open = true
+		}
+		h := &hs[len(hs)-1]
+		if d.Type == diffmatchpatch.DiffDelete {
+			bi += n
+			h.be = bi
+		} else {
+			si += n
+			h.se = si
+		}
+	}
+	return hs
+}
+
+// lineConflict is a region both sides changed differently. Ours' lines are kept
+// in the merge, where they start at output line at (0-based).
+type lineConflict struct {
+	at             int
+	base, ours, th []line
+}
+
+// diff3 merges the line changes of ours and theirs against base. Lines that only
+// one side changed take that side's version; a region both sides changed the same
+// way is taken once; a region they changed differently keeps ours' lines and is
+// reported. ok is false when the texts have too many distinct lines to diff.
+func diff3(base, ours, theirs []line) (out []line, conflicts []lineConflict, ok bool) {
+	ids := lineIDs{}
+	br, ok1 := ids.runes(base)
+	or, ok2 := ids.runes(ours)
+	tr, ok3 := ids.runes(theirs)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, nil, false
+	}
+	hs := append(lineHunks(br, or, false), lineHunks(br, tr, true)...)
+	slices.SortStableFunc(hs, func(a, b hunk) int {
+		if a.bs != b.bs {
+			return a.bs - b.bs
+		}
+		return a.be - b.be
+	})
+	bi := 0        // next base line to emit
+	dO, dT := 0, 0 // side index minus base index, before the current position
+	for i := 0; i < len(hs); {
+		cs, ce := hs[i].bs, hs[i].be
+		j := i + 1
+		for j < len(hs) && joins(hs[j], cs, ce) {
+			ce = max(ce, hs[j].be)
+			j++
+		}
+		// Unchanged lines before the cluster: ours' copies (same text as base).
+		out = append(out, ours[bi+dO:cs+dO]...)
+		nO, nT := dO, dT
+		changedO, changedT := false, false
+		for _, h := range hs[i:j] {
+			if h.theirs {
+				nT += (h.se - h.ss) - (h.be - h.bs)
+				changedT = true
+			} else {
+				nO += (h.se - h.ss) - (h.be - h.bs)
+				changedO = true
+			}
+		}
+		o, t := ours[cs+dO:ce+nO], theirs[cs+dT:ce+nT]
+		switch {
+		case changedT && !changedO:
+			out = append(out, t...)
+		case changedT && !sameTexts(o, t) && len(o) == ce-cs && len(t) == ce-cs:
+			var lcs []lineConflict
+			out, lcs = alignedMerge(out, base[cs:ce], o, t)
+			conflicts = append(conflicts, lcs...)
+		case changedT && !sameTexts(o, t):
+			conflicts = append(conflicts, lineConflict{at: len(out), base: base[cs:ce], ours: o, th: t})
+			out = append(out, o...)
+		default:
+			out = append(out, o...)
+		}
+		bi, dO, dT, i = ce, nO, nT, j
+	}
+	out = append(out, ours[bi+dO:]...)
+	return out, conflicts, true
+}
+
+// alignedMerge merges a region where base, ours and theirs have the same number
+// of lines (lines edited in place) line by line, appending to out: a line one
+// side changed takes that side's; a run of lines both changed differently keeps
+// ours' and is one conflict.
+func alignedMerge(out, base, ours, theirs []line) ([]line, []lineConflict) {
+	var conflicts []lineConflict
+	open := false
+	for k := range base {
+		b, o, t := base[k].text, ours[k].text, theirs[k].text
+		switch {
+		case o == t || t == b:
+			out, open = append(out, ours[k]), false
+		case o == b:
+			out, open = append(out, theirs[k]), false
+		default:
+			if !open {
+				conflicts = append(conflicts, lineConflict{at: len(out)})
+				open = true
+			}
+			c := &conflicts[len(conflicts)-1]
+			c.base, c.ours, c.th = append(c.base, base[k]), append(c.ours, ours[k]), append(c.th, theirs[k])
+			out = append(out, ours[k])
+		}
+	}
+	return out, conflicts
+}
+
+// joins reports whether hunk h belongs to the cluster of base lines [cs, ce): it
+// changes a line the cluster changes, or inserts inside it, or both are
+// insertions at the same place. Hunks come sorted by (bs, be), so h.bs >= cs.
+func joins(h hunk, cs, ce int) bool {
+	if h.bs < h.be {
+		return h.bs < ce
+	}
+	return cs < h.bs && h.bs < ce || cs == ce && h.bs == cs
+}
+
+func sameTexts(a, b []line) bool {
+	return slices.EqualFunc(a, b, func(x, y line) bool { return x.text == y.text })
+}

@@ -1,0 +1,389 @@
+package note
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Merge is the outcome of Merge3: the bytes to keep at the note's path, and what
+// could not be merged. A conflicted merge keeps ours wherever the sides disagree;
+// theirs' version of the note belongs in a sibling (ConflictPath, ConflictNote).
+type Merge struct {
+	Bytes     []byte
+	Conflicts []Conflict
+}
+
+// Clean reports whether both sides merged without a conflict.
+func (m Merge) Clean() bool { return len(m.Conflicts) == 0 }
+
+// ConflictKind says what part of a note a conflict is about.
+type ConflictKind string
+
+// The conflict kinds.
+const (
+	// ConflictNote: the note could not be merged at all (a side's frontmatter does
+	// not parse, or cannot be edited in place); Merge.Bytes is ours, unchanged.
+	ConflictNote ConflictKind = "note"
+	// ConflictField: both sides changed one frontmatter key differently; ours'
+	// value is kept.
+	ConflictField ConflictKind = "field"
+	// ConflictLines: both sides changed the same body lines differently; ours'
+	// lines are kept.
+	ConflictLines ConflictKind = "lines"
+)
+
+// Conflict is one thing both sides changed differently.
+type Conflict struct {
+	Kind ConflictKind
+	// Key is the frontmatter key of a ConflictField.
+	Key string
+	// Line is the 1-based line in Merge.Bytes where ours' lines of a ConflictLines
+	// start, and Lines how many there are (0 when ours deleted the region).
+	Line, Lines int
+	// Ours and Theirs are each side's text of the conflicting key entry or lines,
+	// with their line breaks (nil when that side has no such key or lines).
+	Ours, Theirs []byte
+	// Reason says why a ConflictNote could not be merged.
+	Reason string
+}
+
+// Merge3 merges two versions of one note, ours and theirs, that both descend
+// from base (nil or empty when both sides created the note). It is pure and
+// total: any input gives a result, never a panic or an error.
+//
+// Identical sides, or a side equal to base, give the other side's bytes exactly.
+// Otherwise the frontmatter merges key by key and the body line by line
+// (docs/sync.md, "How a note merges"): a change made on one side is taken, the
+// same change made on both is taken once, and list values (tags, aliases, edges,
+// any list) merge as sets. What both sides changed differently keeps ours and is
+// reported in Conflicts. Ours' bytes are kept wherever ours is kept: its line
+// breaks, final newline and the formatting of untouched keys; lines taken from
+// theirs get ours' line break. Conflict markers are never written.
+func Merge3(base, ours, theirs []byte) Merge {
+	switch {
+	case bytes.Equal(ours, theirs), bytes.Equal(base, theirs):
+		return Merge{Bytes: bytes.Clone(ours)}
+	case bytes.Equal(base, ours):
+		return Merge{Bytes: bytes.Clone(theirs)}
+	}
+	whole := func(reason string) Merge {
+		return Merge{Bytes: bytes.Clone(ours), Conflicts: []Conflict{{Kind: ConflictNote, Reason: reason}}}
+	}
+	var sides [3]*side
+	for i, raw := range [][]byte{base, ours, theirs} {
+		s, err := splitNote(raw)
+		if err != nil {
+			return whole(fmt.Sprintf("the %s version's frontmatter cannot be merged: %v", [3]string{"base", "our", "their"}[i], err))
+		}
+		sides[i] = s
+	}
+	b, o, t := sides[0], sides[1], sides[2]
+	eol := cmp.Or(eolOf(ours), eolOf(theirs), eolOf(base), "\n")
+	head, conflicts := mergeHead(b, o, t, eol)
+	body, lcs, ok := mergeBody(b, o, t, eol)
+	if !ok {
+		return whole("the note has too many distinct lines to merge")
+	}
+	out := append(head, body...)
+	if _, perr := checkEdit(out); perr != nil {
+		return whole(fmt.Sprintf("the merged frontmatter does not parse: %v", perr))
+	}
+	headLines := bytes.Count(head, []byte{'\n'})
+	for _, lc := range lcs {
+		c := Conflict{Kind: ConflictLines, Line: headLines + lc.at + 1, Lines: len(lc.ours)}
+		if len(lc.ours) > 0 {
+			c.Ours = joinLines(lc.ours)
+		}
+		if len(lc.th) > 0 {
+			c.Theirs = joinLines(lc.th)
+		}
+		conflicts = append(conflicts, c)
+	}
+	return Merge{Bytes: out, Conflicts: conflicts}
+}
+
+// side is one version of a note cut into its head (byte order mark and
+// frontmatter block; empty without a block) and body, with the block parsed.
+type side struct {
+	head, body []byte
+	fm         *fmBlock // nil without a block
+}
+
+// fmBlock is a parsed frontmatter block.
+type fmBlock struct {
+	text   []byte // the YAML between the delimiters
+	top    *yaml.Node
+	fields map[string]any
+	keys   []string
+}
+
+func splitNote(raw []byte) (*side, error) {
+	b, perr := findBlock("", raw)
+	if perr != nil {
+		return nil, perr
+	}
+	if !b.found {
+		return &side{body: raw}, nil
+	}
+	fm := &fmBlock{text: raw[b.yamlStart:b.yamlEnd]}
+	d := newDecoder("", fm.text, lineOf(raw, b.yamlStart))
+	top, perr := d.parse(fm.text)
+	if perr != nil {
+		return nil, perr
+	}
+	var meta Frontmatter
+	fields, perr := d.top(top, &meta)
+	if perr != nil {
+		return nil, perr
+	}
+	fm.top, fm.fields, fm.keys = top, fields, meta.Keys
+	return &side{head: raw[:b.end], body: raw[b.end:], fm: fm}, nil
+}
+
+// mergeHead merges the frontmatter blocks. A block only one side changed (line
+// breaks aside) is taken whole, with ours' line breaks; otherwise the keys merge.
+func mergeHead(b, o, t *side, eol string) ([]byte, []Conflict) {
+	hb, ho, ht := withEOL(b.head, "\n"), withEOL(o.head, "\n"), withEOL(t.head, "\n")
+	switch {
+	case bytes.Equal(ho, ht), bytes.Equal(ht, hb):
+		return bytes.Clone(o.head), nil
+	case bytes.Equal(ho, hb):
+		return withEOL(t.head, eol), nil
+	}
+	head, conflicts := mergeFields(b.fm, o.fm, t.fm, o.head)
+	if o.fm == nil {
+		head = withEOL(head, eol) // a new block: ours' line breaks
+	}
+	return head, conflicts
+}
+
+// mergeFields merges the keys of three frontmatter blocks into ours' head (any
+// of the blocks may be nil) and returns the new head.
+func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
+	var conflicts []Conflict
+	cur := bytes.Clone(head)
+	for _, k := range unionKeys(o, t) {
+		bv, bok := b.get(k)
+		ov, ook := o.get(k)
+		tv, tok := t.get(k)
+		eq := func(x any, xok bool, y any, yok bool) bool { return xok == yok && (!xok || sameValue(x, y)) }
+		var next []byte
+		var err error
+		switch {
+		case eq(ov, ook, tv, tok), eq(tv, tok, bv, bok):
+			continue
+		case eq(ov, ook, bv, bok) && !tok:
+			next, err = DeleteField(cur, k)
+		case eq(ov, ook, bv, bok):
+			next, err = editField(cur, k, t.entry(k))
+		default:
+			merged, ok := setMerge(bv, bok, ov, ook, tv, tok)
+			if !ok {
+				err = errKeyConflict
+				break
+			}
+			next, err = setList(cur, k, merged, o.node(k))
+		}
+		if err != nil {
+			conflicts = append(conflicts, Conflict{Kind: ConflictField, Key: k, Ours: o.entry(k), Theirs: t.entry(k)})
+			continue
+		}
+		cur = next
+	}
+	return cur, conflicts
+}
+
+// errKeyConflict marks a key both sides changed to different values that do not
+// merge as sets; it never leaves the package.
+var errKeyConflict = fmt.Errorf("both sides changed the key")
+
+// unionKeys is ours' keys, then theirs' keys ours does not have, in their order.
+func unionKeys(o, t *fmBlock) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, f := range []*fmBlock{o, t} {
+		if f == nil {
+			continue
+		}
+		for _, k := range f.keys {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+func (f *fmBlock) get(k string) (any, bool) {
+	if f == nil {
+		return nil, false
+	}
+	v, ok := f.fields[k]
+	return v, ok
+}
+
+// node returns the value node of top-level key k, or nil.
+func (f *fmBlock) node(k string) *yaml.Node {
+	if f == nil || f.top == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(f.top.Content); i += 2 {
+		if f.top.Content[i].Value == k {
+			return f.top.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// entry returns the text of key k's entry as written ("k: v\n" and its value's
+// lines), with "\n" line breaks and the block's indentation removed; nil when the
+// block has no such key.
+func (f *fmBlock) entry(k string) []byte {
+	if f == nil || f.top == nil {
+		return nil
+	}
+	c := f.top.Content
+	for i := 0; i+1 < len(c); i += 2 {
+		if c[i].Value != k {
+			continue
+		}
+		next := 0
+		if i+2 < len(c) {
+			next = c[i+2].Line
+		}
+		from, to := entrySpan(f.text, c[i].Line, next)
+		text := withEOL(f.text[from:to], "\n")
+		if pad := f.top.Column - 1; pad > 0 {
+			var out []byte
+			for _, l := range bytes.SplitAfter(text, []byte("\n")) {
+				n := 0
+				for n < pad && n < len(l) && l[n] == ' ' {
+					n++
+				}
+				out = append(out, l[n:]...)
+			}
+			text = out
+		}
+		return text
+	}
+	return nil
+}
+
+// setMerge merges list values as sets: ours' items less those theirs removed,
+// then the items theirs added, in theirs' order. ok is false unless every present
+// value is a list (a missing base counts as an empty list) and both sides have one.
+func setMerge(bv any, bok bool, ov any, ook bool, tv any, tok bool) ([]any, bool) {
+	ol, ok1 := ov.([]any)
+	tl, ok2 := tv.([]any)
+	bl, ok3 := bv.([]any)
+	if !ook || !tok || !ok1 || !ok2 || (bok && !ok3) {
+		return nil, false
+	}
+	has := func(l []any, x any) bool {
+		for _, y := range l {
+			if sameValue(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	out := []any{}
+	for _, x := range ol {
+		if !has(bl, x) || has(tl, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range tl {
+		if !has(bl, x) && !has(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out, true
+}
+
+// setList writes key k as the list vals, in flow style when ours wrote it so.
+func setList(cur []byte, k string, vals []any, ours *yaml.Node) ([]byte, error) {
+	val, err := valueNode(vals)
+	if err != nil {
+		return nil, err
+	}
+	if ours != nil && ours.Style&yaml.FlowStyle != 0 {
+		val.Style |= yaml.FlowStyle
+	}
+	entry, err := encodeEntry(k, val)
+	if err != nil {
+		return nil, err
+	}
+	return editField(cur, k, entry)
+}
+
+// mergeBody merges the bodies line by line (diff3), keeping ours' line breaks.
+func mergeBody(b, o, t *side, eol string) ([]byte, []lineConflict, bool) {
+	bl, ol, tl := splitLines(b.body), splitLines(o.body), splitLines(t.body)
+	for i := range tl {
+		if tl[i].eol != "" {
+			tl[i].eol = eol
+		}
+	}
+	out, conflicts, ok := diff3(bl, ol, tl)
+	if !ok {
+		return nil, nil, false
+	}
+	if len(out) == 0 {
+		return nil, conflicts, true
+	}
+	for i := range out[:len(out)-1] {
+		if out[i].eol == "" {
+			out[i].eol = eol
+		}
+	}
+	// The final newline merges as one more three-way choice.
+	// An empty side has no say: it counts as unchanged.
+	fin := func(ls []line, empty bool) bool {
+		if len(ls) == 0 {
+			return empty
+		}
+		return ls[len(ls)-1].eol != ""
+	}
+	fo := fin(ol, fin(bl, true))
+	fb := fin(bl, fo)
+	want := fo
+	if fo == fb {
+		want = fin(tl, fb)
+	}
+	last := &out[len(out)-1]
+	switch {
+	case want && last.eol == "":
+		last.eol = eol
+	case !want:
+		last.eol = ""
+	}
+	return joinLines(out), conflicts, true
+}
+
+// eolOf returns the line break of b's first line ("\n" or "\r\n"), or "".
+func eolOf(b []byte) string {
+	i := bytes.IndexByte(b, '\n')
+	switch {
+	case i < 0:
+		return ""
+	case i > 0 && b[i-1] == '\r':
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// withEOL returns b with every line break ("\n" or "\r\n") written as eol.
+func withEOL(b []byte, eol string) []byte {
+	ls := splitLines(b)
+	for i := range ls {
+		if ls[i].eol != "" {
+			ls[i].eol = eol
+		}
+	}
+	return joinLines(ls)
+}
