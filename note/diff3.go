@@ -32,6 +32,15 @@ func splitLines(b []byte) []line {
 	return out
 }
 
+// setEOL gives l the line break eol, or "\r\n" when eol is "\n" and the text
+// ends in '\r', which "\n" would turn into part of the break.
+func (l *line) setEOL(eol string) {
+	if eol == "\n" && strings.HasSuffix(l.text, "\r") {
+		eol = "\r\n"
+	}
+	l.eol = eol
+}
+
 // joinLines is the inverse of splitLines.
 func joinLines(ls []line) []byte {
 	var buf bytes.Buffer

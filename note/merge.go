@@ -326,7 +326,7 @@ func mergeBody(b, o, t *side, eol string) ([]byte, []lineConflict, bool) {
 	bl, ol, tl := splitLines(b.body), splitLines(o.body), splitLines(t.body)
 	for i := range tl {
 		if tl[i].eol != "" {
-			tl[i].eol = eol
+			tl[i].setEOL(eol)
 		}
 	}
 	out, conflicts, ok := diff3(bl, ol, tl)
@@ -338,7 +338,7 @@ func mergeBody(b, o, t *side, eol string) ([]byte, []lineConflict, bool) {
 	}
 	for i := range out[:len(out)-1] {
 		if out[i].eol == "" {
-			out[i].eol = eol
+			out[i].setEOL(eol)
 		}
 	}
 	// The final newline merges as one more three-way choice.
@@ -358,8 +358,8 @@ func mergeBody(b, o, t *side, eol string) ([]byte, []lineConflict, bool) {
 	last := &out[len(out)-1]
 	switch {
 	case want && last.eol == "":
-		last.eol = eol
-	case !want:
+		last.setEOL(eol)
+	case !want && last.text != "": // an empty last line is its line break
 		last.eol = ""
 	}
 	return joinLines(out), conflicts, true
@@ -382,7 +382,7 @@ func withEOL(b []byte, eol string) []byte {
 	ls := splitLines(b)
 	for i := range ls {
 		if ls[i].eol != "" {
-			ls[i].eol = eol
+			ls[i].setEOL(eol)
 		}
 	}
 	return joinLines(ls)
