@@ -24,9 +24,9 @@ type ConflictKind string
 
 // The conflict kinds.
 const (
-	// ConflictNote: the note could not be merged at all (a side's frontmatter does
+	// ConflictWhole: the note could not be merged at all (a side's frontmatter does
 	// not parse, or cannot be edited in place); Merge.Bytes is ours, unchanged.
-	ConflictNote ConflictKind = "note"
+	ConflictWhole ConflictKind = "note"
 	// ConflictField: both sides changed one frontmatter key differently; ours'
 	// value is kept.
 	ConflictField ConflictKind = "field"
@@ -46,7 +46,7 @@ type Conflict struct {
 	// Ours and Theirs are each side's text of the conflicting key entry or lines,
 	// with their line breaks (nil when that side has no such key or lines).
 	Ours, Theirs []byte
-	// Reason says why a ConflictNote could not be merged.
+	// Reason says why a ConflictWhole could not be merged.
 	Reason string
 }
 
@@ -70,7 +70,7 @@ func Merge3(base, ours, theirs []byte) Merge {
 		return Merge{Bytes: bytes.Clone(theirs)}
 	}
 	whole := func(reason string) Merge {
-		return Merge{Bytes: bytes.Clone(ours), Conflicts: []Conflict{{Kind: ConflictNote, Reason: reason}}}
+		return Merge{Bytes: bytes.Clone(ours), Conflicts: []Conflict{{Kind: ConflictWhole, Reason: reason}}}
 	}
 	var sides [3]*side
 	for i, raw := range [][]byte{base, ours, theirs} {

@@ -35,7 +35,7 @@ func FuzzMerge3(f *testing.F) {
 		if _, perr := checkEdit(m.Bytes); perr != nil && errO == nil && errT == nil {
 			t.Fatalf("merged frontmatter does not parse: %v\n%q", perr, m.Bytes)
 		}
-		if hasConflict(m, ConflictNote) || hasBlock(base) || hasBlock(ours) || hasBlock(theirs) {
+		if hasConflict(m, ConflictWhole) || hasBlock(base) || hasBlock(ours) || hasBlock(theirs) {
 			return // frontmatter merges by value, not by line
 		}
 		merged := lineCounts(m.Bytes)

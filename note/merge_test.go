@@ -222,7 +222,7 @@ func TestMerge3_conflictText(t *testing.T) {
 		t.Errorf("conflict %+v", c)
 	}
 	m = Merge3([]byte("---\nx: 1\n---\n"), []byte("---\nx: 2\n---\n"), []byte("---\nx: [\n---\n"))
-	if len(m.Conflicts) != 1 || m.Conflicts[0].Kind != ConflictNote || !strings.Contains(m.Conflicts[0].Reason, "their") {
+	if len(m.Conflicts) != 1 || m.Conflicts[0].Kind != ConflictWhole || !strings.Contains(m.Conflicts[0].Reason, "their") {
 		t.Errorf("conflicts %+v", m.Conflicts)
 	}
 }
@@ -259,7 +259,7 @@ func checkMergeInvariants(t *testing.T, base, ours, theirs []byte, m Merge) {
 		}
 	}
 	for _, c := range m.Conflicts {
-		if c.Kind == ConflictNote && !bytes.Equal(m.Bytes, ours) {
+		if c.Kind == ConflictWhole && !bytes.Equal(m.Bytes, ours) {
 			t.Fatalf("a whole-note conflict must keep ours: %q", m.Bytes)
 		}
 	}
