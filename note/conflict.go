@@ -95,7 +95,8 @@ func ConflictNote(p Path, theirs []byte, day time.Time, machine string) ([]byte,
 		{ConflictMachineKey, machine},
 		{ConflictDateKey, day.Format(time.DateOnly)},
 	}
-	if s, err := splitNote(theirs); err == nil && s.fm != nil {
+	if s := splitNote(theirs, "their"); s.fm != nil {
+		var err error
 		out := theirs
 		for _, f := range fields {
 			if _, taken := s.fm.fields[f.key]; taken {

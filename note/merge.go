@@ -74,15 +74,17 @@ func Merge3(base, ours, theirs []byte) Merge {
 	}
 	var sides [3]*side
 	for i, raw := range [][]byte{base, ours, theirs} {
-		s, err := splitNote(raw)
-		if err != nil {
-			return whole(fmt.Sprintf("the %s version's frontmatter cannot be merged: %v", [3]string{"base", "our", "their"}[i], err))
+		sides[i] = splitNote(raw, [3]string{"base", "our", "their"}[i])
+		if sides[i].err != nil {
+			return whole(sides[i].err.Error())
 		}
-		sides[i] = s
 	}
 	b, o, t := sides[0], sides[1], sides[2]
 	eol := cmp.Or(eolOf(ours), eolOf(theirs), eolOf(base), "\n")
-	head, conflicts := mergeHead(b, o, t, eol)
+	head, conflicts, err := mergeHead(b, o, t, eol)
+	if err != nil {
+		return whole(err.Error())
+	}
 	body, lcs, ok := mergeBody(b, o, t, eol)
 	if !ok {
 		return whole("the note has too many distinct lines to merge")
@@ -109,7 +111,10 @@ func Merge3(base, ours, theirs []byte) Merge {
 // frontmatter block; empty without a block) and body, with the block parsed.
 type side struct {
 	head, body []byte
-	fm         *fmBlock // nil without a block
+	fm         *fmBlock // nil without a block, or when it does not parse
+	// err says why the note cannot be cut (an unterminated or oversized block);
+	// fmErr why its block does not parse, which matters only if its keys must merge.
+	err, fmErr error
 }
 
 // fmBlock is a parsed frontmatter block.
@@ -120,44 +125,52 @@ type fmBlock struct {
 	keys   []string
 }
 
-func splitNote(raw []byte) (*side, error) {
+// splitNote cuts raw, the version who ("base", "our", "their") of a note.
+func splitNote(raw []byte, who string) *side {
 	b, perr := findBlock("", raw)
 	if perr != nil {
-		return nil, perr
+		return &side{err: fmt.Errorf("the %s version's frontmatter cannot be merged: %w", who, perr)}
 	}
 	if !b.found {
-		return &side{body: raw}, nil
+		return &side{body: raw}
 	}
+	s := &side{head: raw[:b.end], body: raw[b.end:]}
 	fm := &fmBlock{text: raw[b.yamlStart:b.yamlEnd]}
 	d := newDecoder("", fm.text, lineOf(raw, b.yamlStart))
 	top, perr := d.parse(fm.text)
-	if perr != nil {
-		return nil, perr
-	}
 	var meta Frontmatter
-	fields, perr := d.top(top, &meta)
+	var fields map[string]any
+	if perr == nil {
+		fields, perr = d.top(top, &meta)
+	}
 	if perr != nil {
-		return nil, perr
+		s.fmErr = fmt.Errorf("the %s version's frontmatter cannot be merged: %w", who, perr)
+		return s
 	}
 	fm.top, fm.fields, fm.keys = top, fields, meta.Keys
-	return &side{head: raw[:b.end], body: raw[b.end:], fm: fm}, nil
+	s.fm = fm
+	return s
 }
 
 // mergeHead merges the frontmatter blocks. A block only one side changed (line
-// breaks aside) is taken whole, with ours' line breaks; otherwise the keys merge.
-func mergeHead(b, o, t *side, eol string) ([]byte, []Conflict) {
+// breaks aside) is taken whole, with ours' line breaks; otherwise the keys merge,
+// which needs every side's block to parse.
+func mergeHead(b, o, t *side, eol string) ([]byte, []Conflict, error) {
 	hb, ho, ht := withEOL(b.head, "\n"), withEOL(o.head, "\n"), withEOL(t.head, "\n")
 	switch {
 	case bytes.Equal(ho, ht), bytes.Equal(ht, hb):
-		return bytes.Clone(o.head), nil
+		return bytes.Clone(o.head), nil, nil
 	case bytes.Equal(ho, hb):
-		return withEOL(t.head, eol), nil
+		return withEOL(t.head, eol), nil, nil
+	}
+	if err := cmp.Or(o.fmErr, t.fmErr, b.fmErr); err != nil {
+		return nil, nil, err
 	}
 	head, conflicts := mergeFields(b.fm, o.fm, t.fm, o.head)
-	if o.fm == nil {
+	if len(o.head) == 0 {
 		head = withEOL(head, eol) // a new block: ours' line breaks
 	}
-	return head, conflicts
+	return head, conflicts, nil
 }
 
 // mergeFields merges the keys of three frontmatter blocks into ours' head (any

@@ -30,8 +30,8 @@ func FuzzMerge3(f *testing.F) {
 		if x := Merge3(base, ours, base); !bytes.Equal(x.Bytes, ours) {
 			t.Fatalf("merge(base, x, base) = %q, want %q", x.Bytes, ours)
 		}
-		_, errO := splitNote(ours)
-		_, errT := splitNote(theirs)
+		_, errO := checkEdit(ours)
+		_, errT := checkEdit(theirs)
 		if _, perr := checkEdit(m.Bytes); perr != nil && errO == nil && errT == nil {
 			t.Fatalf("merged frontmatter does not parse: %v\n%q", perr, m.Bytes)
 		}
