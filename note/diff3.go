@@ -90,6 +90,9 @@ func (ids lineIDs) runes(ls []line) ([]rune, bool) {
 // the diff library's Myers diff over line ids. Consecutive deletions and
 // insertions form one hunk; two hunks are always separated by an unchanged line.
 func lineHunks(base, side []rune, theirs bool) []hunk {
+	if p, q, ok := tooFar(base, side); !ok {
+		return []hunk{{bs: p, be: len(base) - q, ss: p, se: len(side) - q, theirs: theirs}}
+	}
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0 // an exact diff, and no clock
 	var hs []hunk
@@ -115,6 +118,41 @@ func lineHunks(base, side []rune, theirs bool) []hunk {
 		}
 	}
 	return hs
+}
+
+// maxDiffWork bounds the work of one line diff: the lines between the common
+// prefix and suffix times a lower bound of the edit distance (the lines one text
+// has more often than the other). Myers' diff costs about that many steps (some
+// 10 ns each); at 10,000 lines rewritten on both sides it would take seconds.
+const maxDiffWork = 1 << 26
+
+// tooFar returns the lengths of the common prefix p and suffix q of base and
+// side, and ok false when diffing what lies between would exceed maxDiffWork;
+// the side's change is then taken as one hunk replacing all of it, which merges
+// cleanly when only that side changed and conflicts otherwise.
+func tooFar(base, side []rune) (p, q int, ok bool) {
+	for p < len(base) && p < len(side) && base[p] == side[p] {
+		p++
+	}
+	for q < len(base)-p && q < len(side)-p && base[len(base)-1-q] == side[len(side)-1-q] {
+		q++
+	}
+	b, s := base[p:len(base)-q], side[p:len(side)-q]
+	if len(b) == 0 || len(s) == 0 {
+		return p, q, true // a pure insertion or deletion: no search
+	}
+	count := make(map[rune]int, len(b))
+	for _, r := range b {
+		count[r]++
+	}
+	for _, r := range s {
+		count[r]--
+	}
+	d := 0
+	for _, c := range count {
+		d += max(c, -c)
+	}
+	return p, q, (len(b)+len(s))*d <= maxDiffWork
 }
 
 // lineConflict is a region both sides changed differently. Ours' lines are kept
