@@ -320,7 +320,11 @@ func setMerge(bv any, bok bool, ov any, ook bool, tv any, tok bool) ([]any, bool
 
 // setList writes key k as the list vals, in flow style when ours wrote it so.
 func setList(cur []byte, k string, vals []any, ours *yaml.Node) ([]byte, error) {
-	val, err := valueNode(vals)
+	var v any = vals
+	if es, ok := asEdges(vals); ok && k == "edges" {
+		v = es // written as SetField writes edges: `to` double-quoted
+	}
+	val, err := valueNode(v)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +336,34 @@ func setList(cur []byte, k string, vals []any, ours *yaml.Node) ([]byte, error) 
 		return nil, err
 	}
 	return editField(cur, k, entry)
+}
+
+// asEdges returns vals as edges when every item is a mapping of exactly to, type
+// and (optionally) why, all strings.
+func asEdges(vals []any) ([]Edge, bool) {
+	es := make([]Edge, 0, len(vals))
+	for _, v := range vals {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		to, ok1 := m["to"].(string)
+		typ, ok2 := m["type"].(string)
+		why, ok3 := m["why"].(string)
+		_, hasWhy := m["why"]
+		if !ok1 || !ok2 || hasWhy && !ok3 || len(m) != 2+btoi(hasWhy) {
+			return nil, false
+		}
+		es = append(es, Edge{To: to, Type: typ, Why: why})
+	}
+	return es, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // mergeBody merges the bodies line by line (diff3), keeping ours' line breaks.
