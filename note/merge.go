@@ -74,7 +74,7 @@ func Merge3(base, ours, theirs []byte) Merge {
 	}
 	var sides [3]*side
 	for i, raw := range [][]byte{base, ours, theirs} {
-		sides[i] = splitNote(raw, [3]string{"base", "our", "their"}[i])
+		sides[i] = splitNote(raw, [3]string{"the base's", "our", "their"}[i])
 		if sides[i].err != nil {
 			return whole(sides[i].err.Error())
 		}
@@ -125,11 +125,11 @@ type fmBlock struct {
 	keys   []string
 }
 
-// splitNote cuts raw, the version who ("base", "our", "their") of a note.
+// splitNote cuts raw, one version of a note; who ("our", …) names it in errors.
 func splitNote(raw []byte, who string) *side {
 	b, perr := findBlock("", raw)
 	if perr != nil {
-		return &side{err: fmt.Errorf("the %s version's frontmatter cannot be merged: %w", who, perr)}
+		return &side{err: unmergeable(who, perr)}
 	}
 	if !b.found {
 		return &side{body: raw}
@@ -144,12 +144,17 @@ func splitNote(raw []byte, who string) *side {
 		fields, perr = d.top(top, &meta)
 	}
 	if perr != nil {
-		s.fmErr = fmt.Errorf("the %s version's frontmatter cannot be merged: %w", who, perr)
+		s.fmErr = unmergeable(who, perr)
 		return s
 	}
 	fm.top, fm.fields, fm.keys = top, fields, meta.Keys
 	s.fm = fm
 	return s
+}
+
+// unmergeable says why who's frontmatter cannot be merged.
+func unmergeable(who string, perr *ParseError) error {
+	return fmt.Errorf("%s frontmatter cannot be merged: line %d: %s: %s", who, perr.Line, perr.Rule, perr.Msg)
 }
 
 // mergeHead merges the frontmatter blocks. A block only one side changed (line

@@ -242,7 +242,7 @@ func TestMerge3_conflictText(t *testing.T) {
 		t.Errorf("conflict %+v", c)
 	}
 	m = Merge3([]byte("---\nx: 1\n---\n"), []byte("---\nx: 2\n---\n"), []byte("---\nx: [\n---\n"))
-	if len(m.Conflicts) != 1 || m.Conflicts[0].Kind != ConflictWhole || !strings.Contains(m.Conflicts[0].Reason, "their") {
+	if len(m.Conflicts) != 1 || m.Conflicts[0].Kind != ConflictWhole || m.Conflicts[0].Reason != "their frontmatter cannot be merged: line 3: yaml-syntax: did not find expected node content" {
 		t.Errorf("conflicts %+v", m.Conflicts)
 	}
 }
