@@ -35,7 +35,11 @@ func FuzzMerge3(f *testing.F) {
 		if _, perr := checkEdit(m.Bytes); perr != nil && errO == nil && errT == nil {
 			t.Fatalf("merged frontmatter does not parse: %v\n%q", perr, m.Bytes)
 		}
-		if hasConflict(m, ConflictWhole) || hasBlock(base) || hasBlock(ours) || hasBlock(theirs) {
+		if hasConflict(m, ConflictWhole) {
+			return
+		}
+		if hasBlock(base) || hasBlock(ours) || hasBlock(theirs) {
+			checkFieldMerge(t, base, ours, theirs, m)
 			return // frontmatter merges by value, not by line
 		}
 		merged := lineCounts(m.Bytes)
@@ -79,4 +83,72 @@ func lineCounts(b []byte) map[string]int {
 		out[l.text]++
 	}
 	return out
+}
+
+// checkFieldMerge checks every frontmatter key of a merge against the three-way
+// rule: unchanged on theirs (or the same on both) → ours' value; unchanged on ours
+// → theirs'; changed differently → ours' value and a field conflict, unless both
+// are lists (then the merged list holds what both added and not what either
+// removed).
+func checkFieldMerge(t *testing.T, base, ours, theirs []byte, m Merge) {
+	t.Helper()
+	sb, so, st, sm := splitNote(base, "b"), splitNote(ours, "o"), splitNote(theirs, "t"), splitNote(m.Bytes, "m")
+	for _, s := range []*side{sb, so, st} {
+		if s.err != nil || s.fmErr != nil {
+			return // merged only when the broken block was left alone
+		}
+	}
+	if sm.err != nil || sm.fmErr != nil {
+		t.Fatalf("merged note's frontmatter: %v %v", sm.err, sm.fmErr)
+	}
+	conflicted := map[string]bool{}
+	for _, c := range m.Conflicts {
+		if c.Kind == ConflictField {
+			conflicted[c.Key] = true
+		}
+	}
+	for _, k := range unionKeys(so.fm, st.fm) {
+		bv, bok := sb.fm.get(k)
+		ov, ook := so.fm.get(k)
+		tv, tok := st.fm.get(k)
+		mv, mok := sm.fm.get(k)
+		eq := func(x any, xok bool, y any, yok bool) bool { return xok == yok && (!xok || sameValue(x, y)) }
+		switch {
+		case eq(ov, ook, tv, tok), eq(tv, tok, bv, bok), conflicted[k]:
+			if !eq(mv, mok, ov, ook) {
+				t.Fatalf("key %q: merged %v, want ours %v", k, mv, ov)
+			}
+		case eq(ov, ook, bv, bok):
+			if !eq(mv, mok, tv, tok) {
+				t.Fatalf("key %q: merged %v, want theirs %v", k, mv, tv)
+			}
+		default:
+			ml, ok := mv.([]any)
+			if !ok {
+				t.Fatalf("key %q changed on both sides: merged %v and no conflict", k, mv)
+			}
+			bl, _ := bv.([]any)
+			for _, side := range [][]any{ov.([]any), tv.([]any)} {
+				for _, x := range side {
+					if !slicesHas(bl, x) && !slicesHas(ml, x) {
+						t.Fatalf("key %q: added item %v lost: %v", k, x, ml)
+					}
+				}
+				for _, x := range bl {
+					if !slicesHas(side, x) && slicesHas(ml, x) {
+						t.Fatalf("key %q: removed item %v kept: %v", k, x, ml)
+					}
+				}
+			}
+		}
+	}
+}
+
+func slicesHas(l []any, x any) bool {
+	for _, y := range l {
+		if sameValue(x, y) {
+			return true
+		}
+	}
+	return false
 }
