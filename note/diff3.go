@@ -121,9 +121,9 @@ func lineHunks(base, side []rune, theirs bool) []hunk {
 }
 
 // maxDiffWork bounds the work of one line diff: the lines between the common
-// prefix and suffix times a lower bound of the edit distance (the lines one text
-// has more often than the other). Myers' diff costs about that many steps (some
-// 10 ns each); at 10,000 lines rewritten on both sides it would take seconds.
+// prefix and suffix times the edit distance. Myers' diff costs about that many
+// steps (some 10 ns each); unbounded, 30,000 lines rewritten on both sides with
+// few distinct lines would take 8 s.
 const maxDiffWork = 1 << 26
 
 // tooFar returns the lengths of the common prefix p and suffix q of base and
@@ -141,6 +141,9 @@ func tooFar(base, side []rune) (p, q int, ok bool) {
 	if len(b) == 0 || len(s) == 0 {
 		return p, q, true // a pure insertion or deletion: no search
 	}
+	n := len(b) + len(s)
+	dmax := min(maxDiffWork/n, n)
+	// A cheap lower bound first: the lines one text has more often than the other.
 	count := make(map[rune]int, len(b))
 	for _, r := range b {
 		count[r]++
@@ -152,7 +155,34 @@ func tooFar(base, side []rune) (p, q int, ok bool) {
 	for _, c := range count {
 		d += max(c, -c)
 	}
-	return p, q, (len(b)+len(s))*d <= maxDiffWork
+	return p, q, d <= dmax && withinDistance(b, s, dmax)
+}
+
+// withinDistance reports whether a turns into b with at most dmax line
+// insertions and deletions: the forward pass of Myers' greedy algorithm, stopped
+// after dmax rounds, in O((len(a)+len(b))·dmax) time and O(dmax) space.
+func withinDistance(a, b []rune, dmax int) bool {
+	off := dmax + 1
+	v := make([]int, 2*dmax+3) // v[off+k]: the furthest x reached on diagonal k
+	for d := 0; d <= dmax; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1] // down
+			} else {
+				x = v[off+k-1] + 1 // right
+			}
+			y := x - k
+			for x < len(a) && y < len(b) && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[off+k] = x
+			if x >= len(a) && y >= len(b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lineConflict is a region both sides changed differently. Ours' lines are kept

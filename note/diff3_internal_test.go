@@ -63,3 +63,36 @@ func TestMerge3_longRewrite(t *testing.T) {
 		t.Fatalf("merge: %d conflicts %v", len(m.Conflicts), conflictSummary(m.Conflicts))
 	}
 }
+
+// TestWithinDistance checks the bounded edit distance against the diff library's
+// (insertions plus deletions of a minimal line diff).
+func TestWithinDistance(t *testing.T) {
+	texts := [][]rune{nil, []rune("a"), []rune("ab"), []rune("abc"), []rune("acb"), []rune("xaybzc"),
+		[]rune("abababab"), []rune("babababa"), []rune("aaaa"), []rune("cba"), []rune("abcabcabc")}
+	for _, a := range texts {
+		for _, b := range texts {
+			d := 0
+			for _, h := range lineHunks(a, b, false) {
+				d += (h.be - h.bs) + (h.se - h.ss)
+			}
+			for dmax := 0; dmax <= len(a)+len(b); dmax++ {
+				if got := withinDistance(a, b, dmax); got != (d <= dmax) {
+					t.Errorf("withinDistance(%q, %q, %d) = %v; the distance is %d", string(a), string(b), dmax, got, d)
+				}
+			}
+		}
+	}
+}
+
+// TestTooFar_fewDistinctLines: a long text rewritten with few distinct lines (a
+// small lower bound, a large distance) is too far to diff.
+func TestTooFar_fewDistinctLines(t *testing.T) {
+	a, b := make([]rune, 30000), make([]rune, 30000)
+	for i := range a {
+		a[i] = rune('a' + i%2)
+		b[i] = rune('a' + (i/2)%2)
+	}
+	if _, _, ok := tooFar(a, b); ok {
+		t.Fatal("tooFar says ok for a 30,000-line rewrite")
+	}
+}
