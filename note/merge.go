@@ -61,7 +61,8 @@ type Conflict struct {
 // any list) merge as sets. What both sides changed differently keeps ours and is
 // reported in Conflicts. Ours' bytes are kept wherever ours is kept: its line
 // breaks, final newline and the formatting of untouched keys; lines taken from
-// theirs get ours' line break. Conflict markers are never written.
+// theirs get ours' line break. Conflict markers are never written. It is for
+// notes: an attachment never merges by lines (its theirs goes to a sibling whole).
 func Merge3(base, ours, theirs []byte) Merge {
 	switch {
 	case bytes.Equal(ours, theirs), bytes.Equal(base, theirs):
