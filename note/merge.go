@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -198,6 +199,10 @@ func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
 			next, err = DeleteField(cur, k)
 		case eq(ov, ook, bv, bok):
 			next, err = editField(cur, k, t.entry(k))
+		case k == updatedKey && isLater(ov, tv):
+			continue // both bumped the date: the later one stands
+		case k == updatedKey && isLater(tv, ov):
+			next, err = editField(cur, k, t.entry(k))
 		default:
 			merged, ok := setMerge(bv, bok, ov, ook, tv, tok)
 			if !ok {
@@ -213,6 +218,19 @@ func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
 		cur = next
 	}
 	return cur, conflicts
+}
+
+// updatedKey is the frontmatter key of a note's last-change date. When both sides
+// set it to different dates, the later one is taken rather than reported: every
+// edit bumps it, so two edits on different days would otherwise always conflict.
+const updatedKey = "updated"
+
+// isLater reports whether x and y are both dates (YAML timestamps) and x is not
+// before y.
+func isLater(x, y any) bool {
+	a, ok1 := x.(time.Time)
+	b, ok2 := y.(time.Time)
+	return ok1 && ok2 && !a.Before(b)
 }
 
 // errKeyConflict marks a key both sides changed to different values that do not

@@ -122,6 +122,10 @@ func checkFieldMerge(t *testing.T, base, ours, theirs []byte, m Merge) {
 			if !eq(mv, mok, tv, tok) {
 				t.Fatalf("key %q: merged %v, want theirs %v", k, mv, tv)
 			}
+		case k == updatedKey && (isLater(ov, tv) || isLater(tv, ov)):
+			if !isLater(mv, ov) || !isLater(mv, tv) {
+				t.Fatalf("key %q: merged %v, want the later of %v and %v", k, mv, ov, tv)
+			}
 		default:
 			ml, ok := mv.([]any)
 			if !ok {
