@@ -3,6 +3,7 @@ package note
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"time"
 
@@ -235,7 +236,7 @@ func isLater(x, y any) bool {
 
 // errKeyConflict marks a key both sides changed to different values that do not
 // merge as sets; it never leaves the package.
-var errKeyConflict = fmt.Errorf("both sides changed the key")
+var errKeyConflict = errors.New("both sides changed the key")
 
 // unionKeys is ours' keys, then theirs' keys ours does not have, in their order.
 func unionKeys(o, t *fmBlock) []string {
