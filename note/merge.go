@@ -199,11 +199,11 @@ func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
 		case eq(ov, ook, bv, bok) && !tok:
 			next, err = DeleteField(cur, k)
 		case eq(ov, ook, bv, bok):
-			next, err = editField(cur, k, t.entry(k))
+			next, err = takeTheirs(cur, k, t)
 		case k == updatedKey && isLater(ov, tv):
 			continue // both bumped the date: the later one stands
 		case k == updatedKey && isLater(tv, ov):
-			next, err = editField(cur, k, t.entry(k))
+			next, err = takeTheirs(cur, k, t)
 		default:
 			merged, ok := setMerge(bv, bok, ov, ook, tv, tok)
 			if !ok {
@@ -211,6 +211,9 @@ func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
 				break
 			}
 			next, err = setList(cur, k, merged, o.node(k))
+			if err == nil && !valueIs(next, k, merged) {
+				err = errKeyConflict
+			}
 		}
 		if err != nil {
 			conflicts = append(conflicts, Conflict{Kind: ConflictField, Key: k, Ours: o.entry(k), Theirs: t.entry(k)})
@@ -219,6 +222,30 @@ func mergeFields(b, o, t *fmBlock, head []byte) ([]byte, []Conflict) {
 		cur = next
 	}
 	return cur, conflicts
+}
+
+// takeTheirs sets key k in cur to theirs' value: theirs' entry as written when it
+// reads the same in ours' block (indentation can change what YAML makes of it),
+// else the value written anew.
+func takeTheirs(cur []byte, k string, t *fmBlock) ([]byte, error) {
+	tv, _ := t.get(k)
+	if next, err := editField(cur, k, t.entry(k)); err == nil && valueIs(next, k, tv) {
+		return next, nil
+	}
+	next, err := SetField(cur, k, tv)
+	if err != nil {
+		return nil, err
+	}
+	if !valueIs(next, k, tv) {
+		return nil, errKeyConflict
+	}
+	return next, nil
+}
+
+// valueIs reports whether the frontmatter of raw has key k with value v.
+func valueIs(raw []byte, k string, v any) bool {
+	got, ok := splitNote(raw, "").fm.get(k)
+	return ok && sameValue(got, v)
 }
 
 // updatedKey is the frontmatter key of a note's last-change date. When both sides
