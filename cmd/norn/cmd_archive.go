@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
@@ -30,8 +29,12 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Vault.Close()
+	p, _, err := noteArg(ctx, v, args[0])
+	if err != nil {
+		return err
+	}
 	tx := w.tx(v.Vault, repo.OpArchive)
-	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
+	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)

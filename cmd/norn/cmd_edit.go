@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 )
@@ -54,7 +53,13 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Vault.Close()
 	tx := w.tx(v.Vault, repo.OpEdit)
-	p := note.Path(args[0])
+	p, section, err := noteArg(ctx, v, args[0])
+	if err != nil {
+		return err
+	}
+	if *heading == "" && server.EditOp(*op) == server.EditReplaceSection {
+		*heading = section // "[[Note#Heading]]"
+	}
 	res, err := v.EditNote(ctx, server.EditRequest{Path: p, Op: server.EditOp(*op), ExpectedRevision: repo.Revision(*expected),
 		Content: text, Heading: *heading, Find: *find, Replace: *replace, Count: *count,
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})

@@ -18,18 +18,25 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("limit", *limit, 1, 10000); err != nil {
 		return err
 	}
-	var p note.Path
-	if len(args) == 1 {
-		p = note.Path(args[0])
-	}
-	v, _, err := openVault(ctx, e, g)
+	v, settings, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	var p note.Path
+	if len(args) == 1 {
+		// A name resolves at HEAD; a path no longer there (archived, moved) keeps
+		// its history.
+		if p, err = noteArgOrPath(ctx, wired(v, settings), args[0]); err != nil {
+			return err
+		}
+	}
 	commits, err := v.Log(ctx, p, *limit)
 	if err != nil {
 		return err
+	}
+	if p != "" && len(commits) == 0 {
+		return fmt.Errorf("%w: no note %s, now or in the history", repo.ErrNotFound, p)
 	}
 	if g.json {
 		if commits == nil {

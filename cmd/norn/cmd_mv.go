@@ -26,7 +26,11 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Vault.Close()
-	from, to := note.Path(args[0]), note.Path(args[1])
+	from, _, err := noteArg(ctx, v, args[0])
+	if err != nil {
+		return err
+	}
+	to := note.Path(args[1])
 	tx := w.tx(v.Vault, repo.OpMove)
 	res, err := v.MoveNote(ctx, server.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(*expected),
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})

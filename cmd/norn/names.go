@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+)
+
+// noteArg resolves a command's note argument, a path or a name (a title, an alias,
+// a file name, a "[[wikilink#heading]]"), to the note's path at HEAD, and the
+// wikilink's heading ("" for none). It is server.Vault.ResolveName, the resolver
+// MCP's read_note and norn link's target use: a name that matches several notes is
+// an error listing them.
+func noteArg(ctx context.Context, v *server.Vault, arg string) (note.Path, string, error) {
+	return v.ResolveName(ctx, arg, nil)
+}
+
+// noteArgOrPath is noteArg for commands that also act on a note no longer at
+// HEAD (its history): a valid path that names no note at HEAD is taken as given.
+func noteArgOrPath(ctx context.Context, v *server.Vault, arg string) (note.Path, error) {
+	p, _, err := noteArg(ctx, v, arg)
+	if errors.Is(err, repo.ErrNotFound) && repo.ValidPath(arg) == nil {
+		return note.Path(arg), nil
+	}
+	return p, err
+}
+
+// wired is v with its settings as a server.Vault, without the search index: names
+// then resolve over the notes at HEAD.
+func wired(v *repo.Vault, s *server.Settings) *server.Vault {
+	return &server.Vault{Vault: v, Settings: s}
+}
