@@ -15,7 +15,7 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	var w writer
 	w.register(fs)
 	reason := fs.String("reason", "", "why: archived, superseded or retracted (required)")
-	expected := fs.String("expected-revision", "", "archive only if the note is still at this revision")
+	expected := revisionFlag(fs, "archive only if the note is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change and the links it would leave dangling; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {

@@ -18,7 +18,7 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	var w writer
 	w.register(fs)
 	op := fs.String("op", "", "append, prepend, replace_section or find_replace")
-	expected := fs.String("expected-revision", "", "the revision you read (required: norn read --json gives it)")
+	expected := revisionFlag(fs, "the revision you read (required: norn read --json gives it)")
 	content := fs.String("content", "", "the text to append or prepend, or the section's new content (default: stdin)")
 	heading := fs.String("heading", "", "replace_section: the heading (Heading, ## Heading, Parent/Child)")
 	find := fs.String("find", "", "find_replace: the exact text to find")

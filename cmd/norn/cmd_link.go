@@ -26,7 +26,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	if name == "link" {
 		why = fs.String("why", "", "why the link holds, in a sentence (at least edges.min_why characters)")
 	}
-	expected := fs.String("expected-revision", "", "write only if FROM is still at this revision")
+	expected := revisionFlag(fs, "write only if FROM is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
 	args, err := parseArgs(fs, args, 2, 2)
 	if err != nil {

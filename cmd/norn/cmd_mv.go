@@ -15,7 +15,7 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("mv", g)
 	var w writer
 	w.register(fs)
-	expected := fs.String("expected-revision", "", "move only if the note is still at this revision")
+	expected := revisionFlag(fs, "move only if the note is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change (the notes whose links would be rewritten); write nothing")
 	args, err := parseArgs(fs, args, 2, 2)
 	if err != nil {
