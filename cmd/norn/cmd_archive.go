@@ -31,7 +31,7 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	defer v.Vault.Close()
 	p, _, err := noteArg(ctx, v, args[0])
 	if err != nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	tx := w.tx(v.Vault, repo.OpArchive)
 	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),

@@ -55,7 +55,7 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	tx := w.tx(v.Vault, repo.OpEdit)
 	p, section, err := noteArg(ctx, v, args[0])
 	if err != nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	if *heading == "" && server.EditOp(*op) == server.EditReplaceSection {
 		*heading = section // "[[Note#Heading]]"

@@ -42,7 +42,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	defer v.Vault.Close()
 	from, _, err := noteArg(ctx, v, args[0])
 	if err != nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	tx := w.tx(v.Vault, repo.OpLink)
 	r := server.EdgeRequest{From: from, To: args[1], Type: *typ, Why: *why,

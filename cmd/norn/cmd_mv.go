@@ -28,7 +28,7 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	defer v.Vault.Close()
 	from, _, err := noteArg(ctx, v, args[0])
 	if err != nil {
-		return err
+		return refusedDryRun(e, g, *dry, err)
 	}
 	to := note.Path(args[1])
 	tx := w.tx(v.Vault, repo.OpMove)

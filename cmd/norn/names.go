@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -14,8 +15,23 @@ import (
 // wikilink's heading ("" for none). It is server.Vault.ResolveName, the resolver
 // MCP's read_note and norn link's target use: a name that matches several notes is
 // an error listing them.
+//
+// An argument written as a path (with a "/" or ending in ".md") that is not a
+// valid one (absolute, "..", ".git") is refused as read refuses it, not looked up
+// as a name.
 func noteArg(ctx context.Context, v *server.Vault, arg string) (note.Path, string, error) {
+	if looksLikePath(arg) {
+		if err := repo.ValidPath(arg); err != nil {
+			return "", "", err
+		}
+	}
 	return v.ResolveName(ctx, arg, nil)
+}
+
+// looksLikePath reports whether a note argument is written as a path rather
+// than as a name or a [[wikilink]].
+func looksLikePath(arg string) bool {
+	return !strings.HasPrefix(arg, "[[") && (strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".md"))
 }
 
 // noteArgOrPath is noteArg for commands that also act on a note no longer at
