@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -70,4 +72,21 @@ func edgeType(s string) (string, string) {
 		return "", fmt.Sprintf("edge type %q must be lowercase snake_case (letters, digits, _), e.g. same_mechanism_as", s)
 	}
 	return s, ""
+}
+
+// LinkType is the type a graph walk gives body links (wikilinks and Markdown
+// links), beside the typed edges' registered types.
+const LinkType = "link"
+
+// CheckFollow checks the edge types a graph walk is asked to follow: each is
+// LinkType or one of Types. An unknown one is an error matching ErrInvalid that
+// lists the ones there are.
+func (e Edges) CheckFollow(types []string) error {
+	for _, t := range types {
+		if t != LinkType && !slices.Contains(e.Types, t) {
+			return fmt.Errorf("%w: unknown edge type %q: follow %s (body links) or a registered type (edges.types): %s",
+				ErrInvalid, t, LinkType, strings.Join(e.Types, ", "))
+		}
+	}
+	return nil
 }

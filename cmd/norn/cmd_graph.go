@@ -38,6 +38,13 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 	opts := graph.NeighborhoodOptions{Depth: *depth, MaxNodes: *maxNodes}
 	if *types != "" {
 		opts.Types = strings.Split(*types, ",")
+		cfg, _, err := v.Settings.Current(ctx)
+		if err != nil {
+			return err
+		}
+		if err := cfg.Edges.CheckFollow(opts.Types); err != nil {
+			return usagef("--types: %v", err)
+		}
 	}
 	center, _, err := noteArg(ctx, v, args[0])
 	if err != nil {
