@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 )
