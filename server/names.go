@@ -37,18 +37,15 @@ func (e *AmbiguousNameError) Unwrap() error { return repo.ErrInvalid }
 // Errors: *AmbiguousNameError (repo.ErrInvalid) listing the candidates; an
 // *InputError wrapping repo.ErrNotFound when nothing matches.
 func (v *Vault) ResolveName(ctx context.Context, name string, hidden graph.Hidden) (p note.Path, heading string, err error) {
+	if p, ok := v.existingPath(name, hidden); ok {
+		return p, "", nil // a note's path as given (" lead.md"), not a name to trim
+	}
 	name, heading = SplitName(name)
 	if name == "" {
 		return "", "", invalidf("a note's path or name is required")
 	}
-	if repo.ValidPath(name) == nil {
-		p := note.Path(name)
-		if v.Revision(p) != "" && (hidden == nil || !hidden(p)) {
-			return p, heading, nil
-		}
-		if md := p + ".md"; !note.IsNote(p) && v.Revision(md) != "" && (hidden == nil || !hidden(md)) {
-			return md, heading, nil
-		}
+	if p, ok := v.existingPath(name, hidden); ok {
+		return p, heading, nil
 	}
 	lv, err := v.linkView(ctx) // the index, or the notes at HEAD read when it is unavailable
 	if err != nil {
@@ -72,6 +69,22 @@ func (v *Vault) ResolveName(ctx context.Context, name string, hidden graph.Hidde
 // noNameMatch is the error for a name no note answers to.
 func noNameMatch(name string) error {
 	return missingf(note.Path(name), "no note matches %q (by path, file name, title or alias); create it first or check the name", name)
+}
+
+// existingPath reports the note at path name, or at name+".md", that hidden
+// does not hide.
+func (v *Vault) existingPath(name string, hidden graph.Hidden) (note.Path, bool) {
+	if repo.ValidPath(name) != nil {
+		return "", false
+	}
+	p := note.Path(name)
+	if v.Revision(p) != "" && (hidden == nil || !hidden(p)) {
+		return p, true
+	}
+	if md := p + ".md"; !note.IsNote(p) && v.Revision(md) != "" && (hidden == nil || !hidden(md)) {
+		return md, true
+	}
+	return "", false
 }
 
 // SplitName turns "[[Name#Heading|alias]]" into its name and heading; any other

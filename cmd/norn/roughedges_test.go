@@ -1,8 +1,14 @@
 package main
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
 )
 
 // TestCLI_SearchFlagsAfterQuery: flags after the query are flags; an unknown
@@ -36,4 +42,39 @@ func TestCLI_NeighborhoodTypes(t *testing.T) {
 		t.Fatalf("--types link: %v", m)
 	}
 	mustCLI(t, dir, "", "neighborhood", "tech/bloom.md", "--types", "supports")
+}
+
+// TestCLI_ReindexBesideServer: norn reindex while a norn serve holds the index
+// asks that server to rebuild it (its local endpoint); with the index held by a
+// process that does not answer, it says what holds the index and how to get a
+// rebuild, instead of "index locked by another process".
+func TestCLI_ReindexBesideServer(t *testing.T) {
+	dir := newVault(t)
+	mustCLI(t, dir, "# Quokka\nThe zyzzyva note.\n", "write", "new.md")
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	v, err := server.Open(ctx, dir, repo.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	l, err := server.StartLocal(ctx, v, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	m := decode(t, mustCLI(t, dir, "", "reindex", "--json"))
+	if m["via"] != "norn serve" || m["index_commit"] != head {
+		t.Fatalf("reindex beside a server: %v; want rebuilt by it at %s", m, head)
+	}
+	if out := mustCLI(t, dir, "", "search", "zyzzyva"); !strings.Contains(out, "new.md") {
+		t.Fatalf("search after the server's rebuild: %s", out)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := cli(t, dir, "", "reindex")
+	if code != exitError || !strings.Contains(errs, "keeps it current") || !strings.Contains(errs, "stop that process") {
+		t.Fatalf("reindex beside a silent holder: exit %d %q", code, errs)
+	}
 }
