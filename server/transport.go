@@ -394,7 +394,8 @@ func unauthorized(w http.ResponseWriter, bearerErr, code, msg string) {
 }
 
 // bearerDescription makes msg an RFC 6750 error_description: printable ASCII
-// without '"' or '\\' (others become ' ', '"' becomes '\'').
+// without a double quote (which becomes a single one) or a backslash (which,
+// as any other character outside that range, becomes a space).
 func bearerDescription(msg string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
