@@ -78,3 +78,29 @@ func TestCLI_ReindexBesideServer(t *testing.T) {
 		t.Fatalf("reindex beside a silent holder: exit %d %q", code, errs)
 	}
 }
+
+// TestCLI_LogColumns: log's op and author columns are cut and padded as git log
+// --format's %<(N,trunc) cuts and pads them, so that long ones do not run into
+// the next column; git log is the oracle.
+func TestCLI_LogColumns(t *testing.T) {
+	dir := linkVault(t)
+	long := "An Author With A Very Long Name Indeed"
+	mustCLI(t, dir, "", "archive", "tech/cms.md", "--reason", "superseded", "--author", long)
+	mustCLI(t, dir, "# Q\n", "write", "q.md", "--author", "Bo")
+	out := strings.Split(strings.TrimSpace(mustCLI(t, dir, "", "log", "--limit", "2")), "\n")
+	want := strings.Split(strings.TrimSpace(git(t, dir, "log", "-2", "--date=format:%Y-%m-%d %H:%M",
+		"--format=%<(12,trunc)%H  %ad  XX  %<(16,trunc)%an  %s")), "\n")
+	ops := []string{column("write", logOpWidth), "archive (superseded)"}
+	if len(out) != 2 || len(want) != 2 {
+		t.Fatalf("log: %q", out)
+	}
+	for i := range out {
+		w := strings.Replace(want[i], "XX", ops[i], 1)
+		if got := out[i][12:]; got != w[12:] { // git marks its cut hash with ".."; ours is the short id
+			t.Errorf("log line %d:\n got %q\nwant %q", i, out[i], w)
+		}
+	}
+	if strings.Count(out[1], long) != 0 || !strings.Contains(out[1], "An Author With..") {
+		t.Errorf("long author not cut: %q", out[1])
+	}
+}
