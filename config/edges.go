@@ -79,11 +79,12 @@ func edgeType(s string) (string, string) {
 const LinkType = "link"
 
 // CheckFollow checks the edge types a graph walk is asked to follow: each is
-// LinkType or one of Types. An unknown one is an error matching ErrInvalid that
-// lists the ones there are.
-func (e Edges) CheckFollow(types []string) error {
+// LinkType, one of Types, or one of also (the types the vault's edges have, which
+// may include unregistered ones). An unknown one is an error matching ErrInvalid
+// that lists the registered ones.
+func (e Edges) CheckFollow(types, also []string) error {
 	for _, t := range types {
-		if t != LinkType && !slices.Contains(e.Types, t) {
+		if t != LinkType && !slices.Contains(e.Types, t) && !slices.Contains(also, t) {
 			return fmt.Errorf("%w: unknown edge type %q: follow %s (body links) or a registered type (edges.types): %s",
 				ErrInvalid, t, LinkType, strings.Join(e.Types, ", "))
 		}

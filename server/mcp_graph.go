@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 )
@@ -59,8 +60,11 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 	if err != nil {
 		return nil, err
 	}
-	if err := c.cfg.Edges.CheckFollow(in.Types); err != nil {
-		return nil, errInput("types: %v", err)
+	if err := t.v.CheckFollowTypes(ctx, in.Types, c.hidden(ctx)); err != nil {
+		if errors.Is(err, config.ErrInvalid) {
+			return nil, errInput("types: %v", err)
+		}
+		return nil, err
 	}
 	if !c.visible(ctx, p) {
 		return nil, errInvisible(p)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
@@ -38,12 +40,10 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 	opts := graph.NeighborhoodOptions{Depth: *depth, MaxNodes: *maxNodes}
 	if *types != "" {
 		opts.Types = strings.Split(*types, ",")
-		cfg, _, err := v.Settings.Current(ctx)
-		if err != nil {
-			return err
-		}
-		if err := cfg.Edges.CheckFollow(opts.Types); err != nil {
+		if err := v.CheckFollowTypes(ctx, opts.Types, nil); errors.Is(err, config.ErrInvalid) {
 			return usagef("--types: %v", err)
+		} else if err != nil {
+			return err
 		}
 	}
 	center, _, err := noteArg(ctx, v, args[0])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,6 +44,17 @@ func TestCLI_NeighborhoodTypes(t *testing.T) {
 		t.Fatalf("--types link: %v", m)
 	}
 	mustCLI(t, dir, "", "neighborhood", "tech/bloom.md", "--types", "supports")
+	// A type the vault's edges have, though no longer registered (a hand edit, or
+	// a type since dropped), is followed.
+	old := "---\ntitle: Old\nedges:\n  - to: \"[[bloom]]\"\n    type: old_kind\n    why: Written before the type was dropped from edges.types.\n---\n# Old\n"
+	if err := os.WriteFile(filepath.Join(dir, "old.md"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, dir, "", "commit")
+	m = decode(t, mustCLI(t, dir, "", "neighborhood", "tech/bloom.md", "--types", "old_kind", "--json"))
+	if edges := m["edges"].([]any); len(edges) != 1 {
+		t.Fatalf("--types old_kind: %v", m)
+	}
 }
 
 // TestCLI_ReindexBesideServer: norn reindex while a norn serve holds the index
