@@ -85,8 +85,8 @@ const LinkType = "link"
 func (e Edges) CheckFollow(types, also []string) error {
 	for _, t := range types {
 		if t != LinkType && !slices.Contains(e.Types, t) && !slices.Contains(also, t) {
-			return fmt.Errorf("%w: unknown edge type %q: follow %s (body links) or a registered type (edges.types): %s",
-				ErrInvalid, t, LinkType, strings.Join(e.Types, ", "))
+			return &Error{Msg: fmt.Sprintf("unknown edge type %q: follow %s (body links) or a registered type (edges.types): %s",
+				t, LinkType, strings.Join(e.Types, ", "))}
 		}
 	}
 	return nil
