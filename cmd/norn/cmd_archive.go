@@ -29,7 +29,7 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Vault.Close()
-	p, _, err := noteArg(ctx, v, args[0])
+	p, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}

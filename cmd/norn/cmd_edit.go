@@ -53,7 +53,7 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Vault.Close()
 	tx := w.tx(v.Vault, repo.OpEdit)
-	p, section, err := noteArg(ctx, v, args[0])
+	p, section, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}

@@ -46,7 +46,7 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 			return err
 		}
 	}
-	center, _, err := noteArg(ctx, v, args[0])
+	center, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return err
 	}
@@ -131,11 +131,11 @@ func runPath(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	from, _, err := noteArg(ctx, v, args[0])
+	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return err
 	}
-	to, _, err := noteArg(ctx, v, args[1])
+	to, _, err := noteArg(ctx, e, g, v, args[1])
 	if err != nil {
 		return err
 	}

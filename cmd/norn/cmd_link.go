@@ -40,7 +40,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 		return err
 	}
 	defer v.Vault.Close()
-	from, _, err := noteArg(ctx, v, args[0])
+	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}

@@ -23,7 +23,7 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	p, _, err := noteArg(ctx, v, args[0])
+	p, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return err
 	}

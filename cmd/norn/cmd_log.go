@@ -28,7 +28,7 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(args) == 1 {
 		// A name resolves at HEAD; a path no longer there (archived, moved) keeps
 		// its history.
-		if p, err = noteArgOrPath(ctx, wired(v, settings), args[0]); err != nil {
+		if p, err = noteArgOrPath(ctx, e, g, wired(v, settings), args[0]); err != nil {
 			return err
 		}
 	}

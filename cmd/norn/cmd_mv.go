@@ -26,7 +26,7 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Vault.Close()
-	from, _, err := noteArg(ctx, v, args[0])
+	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}

@@ -24,7 +24,7 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	// name resolves at HEAD.
 	p, heading := note.Path(args[0]), ""
 	if *at == "" || repo.ValidPath(args[0]) != nil {
-		if p, heading, err = noteArg(ctx, wired(rv, settings), args[0]); err != nil {
+		if p, heading, err = noteArg(ctx, e, g, wired(rv, settings), args[0]); err != nil {
 			return err
 		}
 	}

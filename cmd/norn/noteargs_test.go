@@ -36,10 +36,14 @@ func nameVault(t *testing.T) string {
 func TestCLI_NoteNames(t *testing.T) {
 	dir := nameVault(t)
 	embed := mustCLI(t, dir, "", "read", "guide/embed.md")
-	for _, name := range []string{"Embed files", "embedding", "[[Embed files]]", "[[embedding|x]]", "guide/embed", "embed"} {
-		if got := mustCLI(t, dir, "", "read", name); got != embed {
-			t.Errorf("read %q = %q, want guide/embed.md's bytes", name, got)
+	// Over the notes at HEAD (no index yet), then over the index.
+	for _, pass := range []string{"without an index", "with the index"} {
+		for _, name := range []string{"Embed files", "embedding", "[[Embed files]]", "[[embedding|x]]", "guide/embed", "embed"} {
+			if got := mustCLI(t, dir, "", "read", name); got != embed {
+				t.Errorf("%s: read %q = %q, want guide/embed.md's bytes", pass, name, got)
+			}
 		}
+		mustCLI(t, dir, "", "reindex")
 	}
 	if got := mustCLI(t, dir, "", "read", "Start here"); !strings.HasPrefix(got, "# Start here\n") {
 		t.Errorf("read \"Start here\" = %q", got)
