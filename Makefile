@@ -8,8 +8,12 @@ NORN_ADDR ?= 127.0.0.1:7777
 
 .PHONY: build test vet lint race bench fuzz run clean
 
+# The commit goes in by -ldflags too: the toolchain's own VCS stamp is off under
+# -buildvcs=false and in some git worktrees.
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/norn
+	$(GO) build -ldflags "-X main.commitStamp=$(COMMIT)" -o $(BIN) ./cmd/norn
 
 vet:
 	$(GO) vet ./...

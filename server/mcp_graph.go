@@ -3,10 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/norn-vault/norn/config"
-
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 )
@@ -62,10 +60,11 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 	if err != nil {
 		return nil, err
 	}
-	for _, ty := range in.Types {
-		if err := config.ValidEdgeType(ty); ty != "link" && err != nil {
-			return nil, errInput("types: %v; use link for body links or an edge type (%s)", err, strings.Join(c.cfg.Edges.Types, ", "))
+	if err := t.v.CheckFollowTypes(ctx, in.Types, c.hidden(ctx)); err != nil {
+		if errors.Is(err, config.ErrInvalid) {
+			return nil, errInput("types: %v", err)
 		}
+		return nil, err
 	}
 	if !c.visible(ctx, p) {
 		return nil, errInvisible(p)

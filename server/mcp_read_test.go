@@ -337,6 +337,7 @@ func TestMCP_ReadArgumentsChecked(t *testing.T) {
 		{"list_notes", map[string]any{"folder": "../"}},
 		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"Nope!"}}},
 		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{""}}},
+		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"nope"}}},
 	} {
 		wantError(t, c, ctx, tc.tool, tc.args, server.CodeInvalidInput, server.ClassFixInput)
 	}
@@ -352,9 +353,9 @@ func TestMCP_ReadArgumentsChecked(t *testing.T) {
 		t.Fatalf("search in /tech/: %+v", r)
 	}
 	var nb graph.Neighborhood
-	mustCall(t, c, ctx, "graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"nope"}}, &nb)
+	mustCall(t, c, ctx, "graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"refines"}}, &nb)
 	if len(nb.Edges) != 0 {
-		t.Fatalf("a type no edge has: %+v", nb)
+		t.Fatalf("a registered type no edge has: %+v", nb)
 	}
 }
 

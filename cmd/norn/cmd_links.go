@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/graph"
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -24,8 +23,12 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: note.Path(args[0]), Limit: *limit},
-		func() (*server.Links, error) { return server.NoteLinks(ctx, v, note.Path(args[0]), *limit) })
+	p, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return err
+	}
+	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: p, Limit: *limit},
+		func() (*server.Links, error) { return server.NoteLinks(ctx, v, p, *limit) })
 	if err != nil {
 		return err
 	}
