@@ -8,8 +8,12 @@ NORN_ADDR ?= 127.0.0.1:7777
 
 .PHONY: build test vet lint race bench fuzz run clean
 
+# The commit goes in by -ldflags too: the toolchain's own VCS stamp is off under
+# -buildvcs=false and in some git worktrees.
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/norn
+	$(GO) build -ldflags "-X main.commitStamp=$(COMMIT)" -o $(BIN) ./cmd/norn
 
 vet:
 	$(GO) vet ./...
@@ -17,10 +21,12 @@ vet:
 
 # Every test, with the race detector. Fuzz targets run only their seed corpus here.
 # Then, without it, the tests -race skips as too slow or distorted by it: the
-# search-quality targets and the serving RSS (they skip if ../shared is absent).
+# search-quality targets, the serving RSS and the writes on copies of the corpora
+# (they skip if ../shared is absent).
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -timeout 10m -run '^(TestQuality_IR|TestQuality_KnownItem|TestServe_RSS)$$' ./graph
+	$(GO) test -count=1 -timeout 10m -run '^TestCLI_Corpus_' ./cmd/norn
 
 # staticcheck, pinned (not part of `make test`: about 5 minutes on a cold cache).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

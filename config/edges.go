@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -70,4 +72,22 @@ func edgeType(s string) (string, string) {
 		return "", fmt.Sprintf("edge type %q must be lowercase snake_case (letters, digits, _), e.g. same_mechanism_as", s)
 	}
 	return s, ""
+}
+
+// LinkType is the type a graph walk gives body links (wikilinks and Markdown
+// links), beside the typed edges' registered types.
+const LinkType = "link"
+
+// CheckFollow checks the edge types a graph walk is asked to follow: each is
+// LinkType, one of Types, or one of also (the types the vault's edges have, which
+// may include unregistered ones). An unknown one is an error matching ErrInvalid
+// that lists the registered ones.
+func (e Edges) CheckFollow(types, also []string) error {
+	for _, t := range types {
+		if t != LinkType && !slices.Contains(e.Types, t) && !slices.Contains(also, t) {
+			return &Error{Msg: fmt.Sprintf("unknown edge type %q: follow %s (body links) or a registered type (edges.types): %s",
+				t, LinkType, strings.Join(e.Types, ", "))}
+		}
+	}
+	return nil
 }

@@ -55,7 +55,7 @@ func Classify(err error) Code {
 	case errors.Is(err, repo.ErrNotFound), errors.Is(err, graph.ErrUnknownNote):
 		return NotFound
 	case errors.Is(err, repo.ErrInvalid), errors.Is(err, note.ErrInvalid), errors.Is(err, note.ErrUneditable),
-		errors.Is(err, note.ErrRewrite), errors.Is(err, graph.ErrQuery), errors.Is(err, graph.ErrArg),
+		errors.Is(err, note.ErrRewrite), errors.Is(err, note.ErrMachineName), errors.Is(err, graph.ErrQuery), errors.Is(err, graph.ErrArg),
 		errors.Is(err, config.ErrInvalid):
 		return InvalidInput
 	case errors.Is(err, repo.ErrNotVault):

@@ -88,6 +88,7 @@ func TestClassify(t *testing.T) {
 		{&graph.ArgError{Name: "depth", Reason: "must be 1 to 3"}, errcode.InvalidInput},
 		{fmt.Errorf("links: %w", graph.ErrUnknownNote), errcode.NotFound},
 		{fmt.Errorf("mv: %w", note.ErrRewrite), errcode.InvalidInput},
+		{fmt.Errorf("conflict path: %w", note.ErrMachineName), errcode.InvalidInput},
 		{graph.ErrUnavailable, errcode.IndexStale},
 		{graph.ErrLocked, errcode.IndexStale},
 		{graph.ErrClosed, errcode.Closed},

@@ -17,7 +17,7 @@ import (
 	"github.com/norn-vault/norn/note"
 )
 
-// corporaDir is /work/shared/corpora seen from this package.
+// corporaDir is ../shared/corpora (relative to the repository) seen from this package.
 var corporaDir = filepath.Join("..", "..", "shared", "corpora")
 
 // benchDir holds the bench scripts and the known-item query sets.

@@ -21,7 +21,9 @@ import (
 //	   records the private folders the indexer judged Doc.Private under.
 //	4  derived tables: r/<table>\x00<key> rows (Row records), written in the batch
 //	   that records their commit and rebuilt with the rest.
-const FormatVersion = 4
+//	5  links, tags and headings inside Obsidian's %% comments are no longer recorded
+//	   (note.Parse skips them): an index of version 4 holds them, so it is rebuilt.
+const FormatVersion = 5
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the

@@ -340,3 +340,25 @@ func firstDiff(got, want string) string {
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }
+
+// TestLinks_PctComments: a link inside an Obsidian %% comment is no edge of the
+// graph, inline or in a block (FormatVersion 5).
+func TestLinks_PctComments(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openIndex(t, graph.Options{})
+	notes := map[string]string{
+		"Home.md":  "# Home\n[[Alpha]] %% [[Beta]] %%\n%%\n[[Gamma]]\n\n![[Beta]]\n%%\nAfter [[Beta#Usage]].\n",
+		"Alpha.md": "# Alpha\n",
+		"Beta.md":  "# Beta\n## Usage\n",
+	}
+	if err := ix.Rebuild(ctx, "c1", graph.DocRecords(seq(linkDocs(t, notes))), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Home.md:2 Alpha->Alpha.md resolved", "Home.md:8 Beta->Beta.md resolved"}
+	if got := status(linksOf(t, ix, "Home.md").Outgoing); !reflect.DeepEqual(got, want) {
+		t.Errorf("outgoing of Home:\n got %q\nwant %q", got, want)
+	}
+	if got := status(linksOf(t, ix, "Beta.md").Backlinks); !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("backlinks of Beta:\n got %q\nwant %q", got, want[1:])
+	}
+}

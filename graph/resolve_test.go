@@ -411,7 +411,10 @@ func TestResolver_Resolve_corpus(t *testing.T) {
 				{"Home.md", "obsidian sync/Security and privacy.md", graph.LinkResolved, "Obsidian Sync/Security and privacy.md"},
 			}},
 		{name: hub,
-			want: totals{notes: 6551, failed: 20, links: 26159, resolved: 25823, broken: 293, brokenFiles: 160, ambiguous: 43, noHeading: 3339},
+			// 3,637 links sit in Obsidian's %% comments and are none: most are
+			// the templates' commented-out "![[author#Sponsor this author]]",
+			// whose heading no author note has.
+			want: totals{notes: 6551, failed: 20, links: 22522, resolved: 22215, broken: 264, brokenFiles: 160, ambiguous: 43, noHeading: 23},
 			checks: []check{
 				{"Home.md", "LaTeX", graph.LinkAmbiguous, exp + "Themes/LaTeX.md;05 - Concepts/LaTeX.md"},
 				{"Home.md", "zen", graph.LinkAmbiguous, exp + "Plugins/zen.md;" + exp + "Themes/Zen.md"},

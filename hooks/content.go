@@ -15,15 +15,15 @@ import (
 // content applies the rules about a note's bytes: the codec's, the profile's and the
 // typed edges'. Profile off has none.
 func (g *Gates) content(p note.Path, raw []byte) []Violation {
-	vs, _ := g.contentNote(p, raw)
-	return vs
+	return g.check(p, raw).vs
 }
 
-// contentNote is content, with the parsed note (nil when the codec refused it or
-// the profile is off).
-func (g *Gates) contentNote(p note.Path, raw []byte) ([]Violation, *note.Note) {
+// check runs the content rules over raw and returns the checker holding their
+// violations, each with its key (see baseline.go), and the parsed note (nil when
+// the codec refused it or the profile is off).
+func (g *Gates) check(p note.Path, raw []byte) *checker {
 	if g.profile == config.ProfileOff {
-		return nil, nil
+		return &checker{g: g, path: p, raw: raw}
 	}
 	c := checker{g: g, path: p, raw: raw}
 	n, err := note.Parse(p, raw)
@@ -39,7 +39,7 @@ func (g *Gates) contentNote(p note.Path, raw []byte) ([]Violation, *note.Note) {
 		}
 		c.edges()
 	}
-	return c.vs, n
+	return &c
 }
 
 // checker gathers the content violations of one note.
@@ -49,10 +49,18 @@ type checker struct {
 	raw  []byte
 	n    *note.Note // nil when the codec refused the note
 	vs   []Violation
+	// keys[i] says what vs[i] is about, independent of where it sits in the file
+	// (baselineKey): a change is judged by the keys it adds.
+	keys []string
+	// element, when set, is the element the next violations are about (a typed
+	// edge's to, type and why) and replaces the line's text in their keys.
+	element string
 }
 
 func (c *checker) add(rule string, line int, format string, a ...any) {
-	c.vs = append(c.vs, Violation{Rule: rule, Path: c.path, Line: line, Message: fmt.Sprintf(format, a...)})
+	v := Violation{Rule: rule, Path: c.path, Line: line, Message: fmt.Sprintf(format, a...)}
+	c.vs = append(c.vs, v)
+	c.keys = append(c.keys, baselineKey(v, c.raw, c.element))
 }
 
 // codecHint says how to fix each of the note codec's rules.

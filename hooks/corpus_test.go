@@ -45,7 +45,7 @@ func TestGates_Lint_Corpora(t *testing.T) {
 		t.Run(vault, func(t *testing.T) {
 			root := filepath.Join("..", "..", "shared", "corpora", vault, "notes")
 			if _, err := os.Stat(root); err != nil {
-				t.Skipf("corpus %s not found at %s (see /work/shared/corpora/README.md)", vault, root)
+				t.Skipf("corpus %s not found at %s (see ../shared/corpora/README.md, relative to the repository)", vault, root)
 			}
 			notes, counts := 0, map[string]int{}
 			err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

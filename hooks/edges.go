@@ -14,7 +14,9 @@ import (
 func (c *checker) edges() {
 	types := c.g.cfg.Edges.Types
 	minWhy := c.g.cfg.Edges.MinWhy
+	defer func() { c.element = "" }()
 	for _, e := range c.n.Edges {
+		c.element = "edge\x00" + strings.TrimSpace(e.To) + "\x00" + e.Type + "\x00" + strings.TrimSpace(e.Why)
 		if !c.g.types[e.Type] {
 			if fix := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(e.Type))); c.g.types[fix] {
 				c.add(RuleEdgeTypeUnknown, e.Line, "unknown edge type `%s`: write `%s`", e.Type, fix)

@@ -136,6 +136,10 @@ func validChange(c Change) error {
 // change runs every gate over one change. fresh reports a path the change creates
 // that is safe to compare with the tree (for path-case-collision).
 func (g *Gates) change(p Proposal, c Change) (vs []Violation, fresh bool) {
+	existing := c.Path // where Old is
+	if c.Kind == KindMove {
+		existing = c.From
+	}
 	vs = g.pathRules(p, string(c.Path), c.Kind != KindArchive)
 	if creates(c) && safeForLookup(vs) {
 		vs = append(vs, portableViolations(c.Path)...)
@@ -151,7 +155,7 @@ func (g *Gates) change(p Proposal, c Change) (vs []Violation, fresh bool) {
 		// A note over the limit is not parsed: its size is the one thing to fix, and
 		// parsing it would let a writer make the gates do unbounded work.
 		if len(size) == 0 && isNotePath(string(c.Path)) {
-			cvs, n := g.contentNote(c.Path, c.New)
+			cvs, n := g.changeContent(c, existing)
 			vs = append(vs, cvs...)
 			if n != nil && p.EdgeTargets != nil && (c.Kind == KindPut || c.Kind == KindMove) {
 				vs = append(vs, g.edgeTargets(p.EdgeTargets, c, n)...)
@@ -159,10 +163,6 @@ func (g *Gates) change(p Proposal, c Change) (vs []Violation, fresh bool) {
 		}
 	}
 	if c.Old != nil {
-		existing := c.Path
-		if c.Kind == KindMove {
-			existing = c.From
-		}
 		vs = append(vs, g.protectedBlocks(p.Writer, c, existing)...)
 		vs = append(vs, g.privateNote(p.Writer, c, existing)...)
 	}

@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/config"
@@ -53,6 +54,20 @@ func FuzzCheck(f *testing.F) {
 			changes = append(changes, []hooks.Change{{Kind: hooks.KindMove, From: p, Path: "moved/" + p, Old: content, New: content}})
 		}
 		isLink := func(s string) bool { return len(s)%7 == 3 }
+		// A write that leaves the bytes as they are introduces no content
+		// violation, whatever the note already breaks (baseline.go).
+		for _, g := range gates {
+			err := g.Check(context.Background(), hooks.Proposal{Writer: writers[1], IsSymlink: isLink,
+				Changes: []hooks.Change{{Kind: hooks.KindPut, Path: p, Old: content, New: content}}})
+			var rej *hooks.Rejection
+			if errors.As(err, &rej) {
+				for _, v := range rej.Violations {
+					if !strings.HasPrefix(v.Rule, "path-") && v.Rule != hooks.RuleNoteTooLarge {
+						t.Fatalf("an unchanged note is refused for %+v", v)
+					}
+				}
+			}
+		}
 		for _, g := range gates {
 			_ = g.Lint(p, content)
 			for _, w := range writers {

@@ -361,11 +361,8 @@ edges:
 	want := []full{
 		{"../escape.txt", "path-dotdot", 0},
 		{"../escape.txt", "path-not-markdown", 0},
-		{"journal/diary.md", "status-required", 0},
-		{"journal/diary.md", "tags-count", 0},
-		{"journal/diary.md", "title-required", 0},
-		{"journal/diary.md", "type-required", 0},
-		{"journal/diary.md", "updated-date", 0},
+		// The move's note breaks the strict rules at its old path already: the
+		// move does not introduce them, so they are not its violations.
 		{"personal-notes/diary.md", "private-note", 0},
 		{"tech/b.md", "status-required", 0},
 		{"tech/b.md", "type-required", 0},

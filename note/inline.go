@@ -14,9 +14,9 @@ const (
 	maxLinkDest = 2048
 )
 
-// Bit sets of the ASCII bytes the inline scanner stops at: ! # < [ \ `.
+// Bit sets of the ASCII bytes the inline scanner stops at: ! # % < [ \ `.
 const (
-	specialLo uint64 = 1<<'!' | 1<<'#' | 1<<'<'
+	specialLo uint64 = 1<<'!' | 1<<'#' | 1<<'%' | 1<<'<'
 	specialHi uint64 = 1<<('['-64) | 1<<('\\'-64) | 1<<('`'-64)
 )
 
@@ -43,6 +43,11 @@ type inlineScanner struct {
 	noSpan       uint64
 	noComment    bool
 	noWikiBefore int // no "]]" between the last failed "[[" and this offset
+
+	// Obsidian's %% comments the body scanner found (comment.go), in order, and
+	// 1 + the offset of the one still open (0: none).
+	pcts    []pctSpan
+	pctOpen int
 }
 
 // lineAt returns the 1-based line of off; offsets must not decrease within a
@@ -82,6 +87,13 @@ func (s *inlineScanner) scanRange(start, end int) {
 		case '<':
 			if bytes.HasPrefix(raw[i:end], []byte("<!--")) {
 				if j, ok := s.htmlComment(i); ok {
+					i = j
+					continue
+				}
+			}
+		case '%':
+			if i+1 < end && raw[i+1] == '%' {
+				if j, ok := s.pctComment(i); ok {
 					i = j
 					continue
 				}

@@ -128,6 +128,16 @@ func TestParse_LinksOutsideCode(t *testing.T) {
 		"text <!-- a\n[[x]] --> b",
 		"<!-- a --> [[x]]",
 		"<!-- unclosed\n\n[[x]]",
+		"%% [[x]] %%",
+		"text %% [[x]] %% text",
+		"%%\n[[x]]\n\n[[x]]\n%%",
+		"text %% a\n[[x]] %% b",
+		"%% unclosed\n\n# [[x]]\n\n```\n```\n[[x]]",
+		"| a %% [[x]] %% |",
+		"# Heading %% [[x]] %%",
+		"- item %% [[x]]\n  [[x]] %%",
+		"> %%\n> [[x]]\n> %%",
+		"100%% sure [[x]]", // an unclosed %% hides the rest of the note
 		"---\nrel: \"[[x]]\"\n---\nbody",
 		"[a](https://x.org/#[[x]])",
 		"- item\n\n  ```\n  [[x]]\n  ```",
@@ -160,6 +170,12 @@ func TestParse_LinksOutsideCode(t *testing.T) {
 		"| [[x]] |",
 		"    code\n\n[[x]]",
 		"before\n<!-- one line -->\n[[x]]",
+		"%% a %% [[x]] %% b %%",
+		"`%%` [[x]] `%%`",
+		"```\n%%\n```\n[[x]]",
+		"text <!-- %% --> [[x]]",
+		"%%\nhidden\n%% [[x]]",
+		"%%\n[[y]]\n%%\n\n[[x]]",
 	}
 	for _, body := range one {
 		n, pe := parseErr(t, body)
@@ -199,6 +215,7 @@ func TestParse_LinkPositions(t *testing.T) {
 var (
 	indepFrontmatter = regexp.MustCompile(`(?s)\A---[ \t]*\n.*?\n(---|\.\.\.)[ \t]*(\n|\z)`)
 	indepComment     = regexp.MustCompile(`(?s)<!--.*?-->`)
+	indepPctComment  = regexp.MustCompile(`(?s)%%.*?(%%|\z)`)
 	indepCode2       = regexp.MustCompile("``[^\n]*?``")
 	indepCode1       = regexp.MustCompile("`[^`\n]*`")
 	indepWiki        = regexp.MustCompile(`\[\[[^\]\n]*?\]\]`)
@@ -231,6 +248,14 @@ func independentLinkCount(text string) int {
 	text = strings.Join(kept, "\n")
 	if strings.Contains(text, "<!--") {
 		text = indepComment.ReplaceAllString(text, "")
+	}
+	if strings.Contains(text, "%%") {
+		// Obsidian's comments, outside code spans: drop the spans first.
+		lines := strings.Split(text, "\n")
+		for i, l := range lines {
+			lines[i] = indepCode1.ReplaceAllString(indepCode2.ReplaceAllString(l, ""), "")
+		}
+		text = indepPctComment.ReplaceAllString(strings.Join(lines, "\n"), "")
 	}
 	count := 0
 	for _, line := range strings.Split(text, "\n") {
@@ -274,7 +299,9 @@ func TestParse_LinksIndependentCount(t *testing.T) {
 		differ map[string]int
 	}{
 		{corpus: "vault-obsidian-help-en", total: 1809, differ: map[string]int{}},
-		{corpus: "vault-obsidian-hub", total: 26159, differ: map[string]int{
+		// 3,637 more "links" sit in Obsidian's %% comments (the hub's templates
+		// comment out their placeholders): Obsidian's graph does not have them.
+		{corpus: "vault-obsidian-hub", total: 22522, differ: map[string]int{
 			// "[Convert [[internal links]] to <a> tag](https://...)" agrees: both find
 			// the wikilink in the text of a link to a URL.
 			// "[“how-to” guide]((https://github.com/.../Macro_Zettelizer.md)": the

@@ -118,6 +118,8 @@ func FuzzLinks(f *testing.F) {
 		"---\ntitle: t\n---\n# T\n[[x]]",
 		"[`code`](x.md) [a [b] c](d.md) [\\[x\\]](y.md)",
 		"text `unclosed [[x]] <!-- unclosed [[y]]",
+		"%% [[no]] %% [[yes]]\n%%\n[[no]]\n\n# no\n%% after [[yes]]",
+		"| %% [[no]] %% | `%%` [[yes]] |\n# H %% [[no]]\n[[no]]",
 	} {
 		f.Add(s)
 	}

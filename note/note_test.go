@@ -486,6 +486,8 @@ func TestParse_Adversarial(t *testing.T) {
 		"open code in links": strings.Repeat("[`", size),
 		"backtick runs":      strings.Repeat("`a``b", size),
 		"open comments":      strings.Repeat("<!--", size),
+		"open comments, %%":  strings.Repeat("<!--%%", size),
+		"backtick runs, %%":  strings.Repeat("`` `", size) + "%%",
 		"nested brackets":    strings.Repeat("[a ", size) + strings.Repeat("]", size),
 		"hash runs":          strings.Repeat("(#a", size),
 		"deep flow yaml":     "---\na: " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "\n---\n",

@@ -108,7 +108,7 @@ func dedupTags(tags []string) []string {
 
 // bodyScanner walks the body line by line with a small block state machine: fenced
 // code (``` or ~~~, any length >= 3, closed by a run at least as long), indented
-// code, HTML comment blocks, ATX headings, and runs of text lines ("segments") that
+// code, HTML comment blocks, Obsidian's %% comments (comment.go), ATX headings, and runs of text lines ("segments") that
 // it hands to the inline scanner.
 type bodyScanner struct {
 	raw  []byte
@@ -144,6 +144,9 @@ func (s *bodyScanner) scan(start int) {
 		s.scanLine(pos, eol)
 		pos = next
 	}
+	if s.inl.pctOpen != 0 {
+		s.closePct(len(raw)) // an unclosed "%%" hides the rest of the note
+	}
 	s.flush()
 	for _, h := range s.stack {
 		h.End = len(raw)
@@ -158,6 +161,10 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 		ce--
 	}
 
+	if s.inl.pctOpen != 0 {
+		s.pctSkip(ls, ce)
+		return
+	}
 	if s.comment {
 		if bytes.Contains(raw[ls:ce], []byte("-->")) {
 			s.comment = false
@@ -265,10 +272,12 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 	}
 	if raw[c] == '|' { // a table row is a paragraph of its own
 		s.flush()
+		s.pctLine(ls, ce)
 		s.inl.scan(ls, ce, s.line)
 		s.prevPara = true
 		return
 	}
+	s.pctLine(ls, ce)
 	if s.segStart < 0 {
 		s.segStart, s.segLine = ls, s.line
 	}
@@ -330,6 +339,7 @@ func (s *bodyScanner) heading(ls, c, ce int) bool {
 	}
 	s.stack = append(s.stack, h)
 	n.Headings = append(n.Headings, h)
+	s.pctLine(t, te)
 	s.inl.scan(t, te, s.line)
 	return true
 }

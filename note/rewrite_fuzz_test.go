@@ -22,6 +22,7 @@ func FuzzRewriteLinks(f *testing.F) {
 		{"[[x]] [t](x.md)\n", "a%20b#c?d"},
 		{"[see [[x]] and ![[y]]](z.md) [t [[u]]](<v w.md>)\n", "New"},
 		{"- [[x]]\n\t- [y](../y.md \"t\")\n", "  "},
+		{"[[x]] %% [[x]] %%\n%%\n[x](x.md)\n%% [[x]]\n", "New"},
 	} {
 		f.Add(s[0], s[1])
 	}

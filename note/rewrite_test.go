@@ -35,6 +35,7 @@ func TestRewriteLinks(t *testing.T) {
 		{"block ref", "[[Old#^abc123]]\n", "Old", "New", "[[New#^abc123]]\n"},
 		{"embed", "![[Old]] ![[Old#Sec|200]]\n", "Old", "New", "![[New]] ![[New#Sec|200]]\n"},
 		{"table escaped pipe", "| a | [[Old\\|shown]] |\n|---|---|\n", "Old", "New", "| a | [[New\\|shown]] |\n|---|---|\n"},
+		{"links in %% comments untouched", "[[Old]] %% [[Old]] %%\n%%\n[[Old]]\n%%\n", "Old", "New", "[[New]] %% [[Old]] %%\n%%\n[[Old]]\n%%\n"},
 		{"other links untouched", "[[Other]] [[Old]] `[[Old]]`\n", "Old", "New", "[[Other]] [[New]] `[[Old]]`\n"},
 		{"markdown bare", "[text](old.md#sec \"title\")\n", "old.md", "../b/new.md", "[text](../b/new.md#sec \"title\")\n"},
 		{"markdown percent", "[t](Old%20name.md)\n", "Old name.md", "sub/New name.md", "[t](sub/New%20name.md)\n"},

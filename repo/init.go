@@ -20,6 +20,11 @@ type InitOptions struct {
 	// .norn/config.yaml) and become part of the first commit. Existing repositories
 	// with history are never seeded: nothing in them is rewritten.
 	Seed map[string][]byte
+	// Amend edits files of the working tree of a repository without history, after
+	// the seeds and before the first commit: each function gets the file's bytes
+	// (nil when absent) and returns the bytes to write, or nil to leave the file as
+	// it is. A failed Init puts every amended file back as it was.
+	Amend map[string]func(cur []byte) []byte
 }
 
 // InitResult says what Init found and did.
@@ -70,12 +75,21 @@ func Init(ctx context.Context, dir string, opts InitOptions) (v *Vault, res *Ini
 			return nil, nil, fmt.Errorf("init %s: seed: %w", abs, err)
 		}
 	}
+	for p := range opts.Amend {
+		if err := ValidPath(p); err != nil {
+			return nil, nil, fmt.Errorf("init %s: amend: %w", abs, err)
+		}
+	}
 	// What this call creates, it removes again when it fails: a failed init leaves
 	// the folder as it found it, not a half-made repository.
 	var created []string // newest last
+	var restore []func() // put amended files back
 	defer func() {
 		if err == nil {
 			return
+		}
+		for _, f := range restore {
+			f()
 		}
 		for i := len(created) - 1; i >= 0; i-- {
 			os.RemoveAll(created[i])
@@ -120,6 +134,16 @@ func Init(ctx context.Context, dir string, opts InitOptions) (v *Vault, res *Ini
 			return nil, nil, fmt.Errorf("init %s: seed %s: %w", abs, p, err)
 		}
 	}
+	for p, edit := range opts.Amend {
+		undo, err := v.amend(p, edit)
+		if err != nil {
+			v.Close()
+			return nil, nil, fmt.Errorf("init %s: amend %s: %w", abs, p, err)
+		}
+		if undo != nil {
+			restore = append(restore, undo)
+		}
+	}
 	v.unmarkWorktree()
 	imported, err := v.CommitExternal(ctx, OpImport, "import")
 	if err != nil {
@@ -149,4 +173,29 @@ func validBranch(b string) error {
 		return invalidf("%q is not a valid branch name (git check-ref-format --branch refuses it): use letters, digits, '-', '_', '/' and '.', e.g. \"main\"", b)
 	}
 	return nil
+}
+
+// amend applies edit to the working-tree file p and returns how to put it back
+// (nil when edit left it alone).
+func (v *Vault) amend(p string, edit func(cur []byte) []byte) (func(), error) {
+	full := filepath.Join(v.dir, filepath.FromSlash(p))
+	cur, err := os.ReadFile(full)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	had := err == nil
+	b := edit(cur)
+	if b == nil {
+		return nil, nil
+	}
+	if err := v.writeFile(p, b, modeFile); err != nil {
+		return nil, err
+	}
+	return func() {
+		if had {
+			os.WriteFile(full, cur, 0o644)
+		} else {
+			os.Remove(full)
+		}
+	}, nil
 }

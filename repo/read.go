@@ -86,7 +86,7 @@ func (v *Vault) List(ctx context.Context, folder string, at string) ([]Entry, er
 			p = folder + "/" + k.name
 		}
 		if k.isDir() {
-			dirs = append(dirs, Entry{Path: note.Path(p), Dir: true})
+			dirs = append(dirs, Entry{Path: note.Path(p), Dir: true, Revision: Revision(k.id.String())})
 		} else {
 			files = append(files, Entry{Path: note.Path(p), Revision: Revision(k.id.String())})
 		}

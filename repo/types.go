@@ -163,9 +163,10 @@ type Blob struct {
 	Content  []byte    `json:"-"`
 }
 
-// Entry is one item of a folder listing.
+// Entry is one item of a folder listing. Every entry has every field: a file's
+// Revision is its blob id, a folder's its tree id (as git ls-tree shows them).
 type Entry struct {
 	Path     note.Path `json:"path"`
-	Dir      bool      `json:"dir,omitempty"`
-	Revision Revision  `json:"revision,omitempty"`
+	Dir      bool      `json:"dir"`
+	Revision Revision  `json:"revision"`
 }

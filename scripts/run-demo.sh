@@ -11,6 +11,24 @@ cd "$dir/vault"
 export NORN_VAULT="$dir/vault"
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
+# The port first, before the tour: a taken one is replaced by the next free one.
+addr=${NORN_ADDR:-127.0.0.1:7777}
+host=${addr%:*}
+port=${addr##*:}
+taken() { (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null; }
+want=$port
+while taken "$port"; do
+  port=$((port + 1))
+  if [ "$port" -gt $((want + 50)) ]; then
+    echo "ports $want to $port on $host are all taken: make run NORN_ADDR=$host:PORT" >&2
+    exit 1
+  fi
+done
+if [ "$port" != "$want" ]; then
+  echo "port $want on $host is taken; using $port"
+fi
+addr=$host:$port
+
 say norn init
 "$bin" init
 say 'norn ls'
@@ -33,7 +51,6 @@ say 'git status --porcelain   # empty: the working tree matches HEAD'
 git status --porcelain
 
 # Serve it over MCP: a demo token, the connection lines, then the server in front.
-addr=${NORN_ADDR:-127.0.0.1:7777}
 say "norn token add demo-agent --scopes read,write --json"
 token=$("$bin" token add demo-agent --scopes read,write --json | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
 if [ -z "$token" ]; then
@@ -59,4 +76,6 @@ Another address: make run NORN_ADDR=127.0.0.1:8888. Stop with Ctrl-C.
 
 EOT
 say "norn serve --http $addr"
-exec "$bin" serve --http "$addr"
+# The connection lines above carry the real token: leave out serve's own, which
+# can only say <token>.
+exec "$bin" serve --http "$addr" 2> >(grep -v --line-buffered 'connect Claude Code' >&2)

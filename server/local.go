@@ -57,7 +57,7 @@ type localEndpoint struct {
 // Query is one read-only question a command asks: Op names it, the other fields are
 // its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
 type Query struct {
-	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh
+	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild
 	Search       *vault.SearchRequest       `json:"search,omitempty"`
 	Note         note.Path                  `json:"note,omitempty"`
 	To           note.Path                  `json:"to,omitempty"`
@@ -79,6 +79,9 @@ type searchAnswer struct {
 // it must see that commit: the vault is refreshed from disk first (a search does
 // so itself, as a search that waits for pending writes).
 //
+// "rebuild" is what norn reindex asks when the index is this server's: it
+// rebuilds the index from HEAD (Indexer.Rebuild) and answers a RebuildAnswer.
+//
 // "refresh" is what a command that committed asks (NotifyCommitted): the server
 // takes in the commit at once — the HEAD its reads see, and its index — instead of
 // at its next maintenance round. It takes no data and changes nothing but the
@@ -96,6 +99,13 @@ func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 			return nil, fmt.Errorf("local refresh: %w", err)
 		}
 		return struct{}{}, nil
+	case "rebuild":
+		// norn reindex beside this server: the index is this process's to rebuild.
+		if err := v.Index.Rebuild(ctx, nil); err != nil {
+			return nil, fmt.Errorf("local rebuild: %w", err)
+		}
+		commit, _ := v.Index.Status()
+		return RebuildAnswer{Commit: commit}, nil
 	}
 	if q.Op != "search" {
 		if err := v.Refresh(ctx); err != nil {
@@ -131,6 +141,11 @@ func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 		return v.ShortestPath(ctx, q.Note, q.To, q.MaxDepth)
 	}
 	return nil, fmt.Errorf("local query: unknown op %q: %w", q.Op, repo.ErrInvalid)
+}
+
+// RebuildAnswer is the answer to "rebuild": the commit the rebuilt index is at.
+type RebuildAnswer struct {
+	Commit string `json:"index_commit"`
 }
 
 // LocalError is a failure the server reported, with the code errcode.Classify gave

@@ -329,7 +329,7 @@ func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (auth
 	}
 	const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
 	if hdr == "" {
-		unauthorized(w, "", "missing_token", "this server needs a bearer token: "+hint)
+		unauthorized(w, "invalid_token", "missing_token", "this server needs a bearer token: "+hint)
 		return auth.Principal{}, auth.TokenKey{}, false
 	}
 	scheme, token, found := strings.Cut(hdr, " ")
@@ -384,13 +384,29 @@ func (h *HTTPHandler) dropRevoked() {
 	}
 }
 
+// unauthorized answers 401 with the message in the body and, for clients that
+// show only the header (the MCP Inspector), as its error_description too. A
+// missing token is invalid_token as well: without an error, such clients take
+// the 401 for an OAuth challenge and hide the message.
 func unauthorized(w http.ResponseWriter, bearerErr, code, msg string) {
-	v := `Bearer realm="norn"`
-	if bearerErr != "" {
-		v += `, error="` + bearerErr + `"`
-	}
+	v := `Bearer realm="norn", error="` + bearerErr + `", error_description="` + bearerDescription(msg) + `"`
 	w.Header().Set("WWW-Authenticate", v)
 	writeError(w, http.StatusUnauthorized, code, msg)
+}
+
+// bearerDescription makes msg an RFC 6750 error_description: printable ASCII
+// without a double quote (which becomes a single one) or a backslash (which,
+// as any other character outside that range, becomes a space).
+func bearerDescription(msg string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r < 0x20 || r > 0x7e || r == '\\':
+			return ' '
+		}
+		return r
+	}, msg)
 }
 
 // writeError answers status with {"error": code, "message": msg}.

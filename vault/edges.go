@@ -246,18 +246,18 @@ func (ed *edgeRead) resolvesTo(i int, p note.Path) bool {
 // unresolved is the error for a To that is broken or ambiguous.
 func (ed *edgeRead) unresolved() error {
 	if ed.target.Status == graph.LinkAmbiguous {
-		var c []string
+		var c []note.Path
 		for _, p := range ed.target.Candidates {
 			if ed.hidden == nil || !ed.hidden(p) {
-				c = append(c, string(p))
+				c = append(c, p)
 			}
 		}
 		if len(c) == 0 {
 			return fmt.Errorf("%w: %q is ambiguous; give the note's path", repo.ErrInvalid, ed.to)
 		}
-		return fmt.Errorf("%w: %q is ambiguous: it matches %s; give the note's path", repo.ErrInvalid, ed.to, strings.Join(c, ", "))
+		return &AmbiguousNameError{Name: ed.to, Candidates: c}
 	}
-	return fmt.Errorf("%w: no note matches %q (by path, file name, title or alias); create it first or check the name", repo.ErrNotFound, ed.to)
+	return noNameMatch(ed.to)
 }
 
 // edgeTarget reads an edge request's To: a path or a name, bare or as "[[...]]".

@@ -41,7 +41,7 @@ import (
 func BenchmarkLinkGraph(b *testing.B) {
 	root := filepath.Join("..", "..", "shared", "corpora", "vault-obsidian-hub", "notes")
 	if _, err := os.Stat(root); err != nil {
-		b.Skipf("obsidian-hub corpus not found at %s (see /work/shared/corpora/README.md): %v", root, err)
+		b.Skipf("obsidian-hub corpus not found at %s (see ../shared/corpora/README.md, relative to the repository): %v", root, err)
 	}
 	ctx := context.Background()
 	dir := b.TempDir()

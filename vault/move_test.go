@@ -398,7 +398,7 @@ func TestVault_ArchiveNote(t *testing.T) {
 func TestVault_MoveNote_Corpus(t *testing.T) {
 	root := filepath.Join("..", "..", "shared", "corpora", "vault-obsidian-hub", "notes")
 	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not found at %s (see /work/shared/corpora/README.md)", root)
+		t.Skipf("corpus not found at %s (see ../shared/corpora/README.md, relative to the repository)", root)
 	}
 	ctx := context.Background()
 	dir := t.TempDir()

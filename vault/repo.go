@@ -115,3 +115,22 @@ func (v *Vault) CommitExternal(ctx context.Context, op repo.Op, message string) 
 	defer v.writeMu.RUnlock()
 	return v.repo.CommitExternal(ctx, op, message)
 }
+
+// ResolveCommit turns a commit-ish (an id, a branch, HEAD, with ~N or ^N) into
+// the commit it names.
+func (v *Vault) ResolveCommit(at string) (repo.CommitID, error) {
+	h, err := v.repo.ResolveCommit(at)
+	if err != nil {
+		return "", err
+	}
+	return repo.CommitID(h.String()), nil
+}
+
+// ResolvePrefix turns a full or abbreviated object id into the commit or the
+// blob it names (repo.Vault.ResolvePrefix).
+func (v *Vault) ResolvePrefix(prefix string) (repo.CommitID, repo.Revision, error) {
+	return v.repo.ResolvePrefix(prefix)
+}
+
+// IndexDir is where the vault's search index lives (IndexDir).
+func (v *Vault) IndexDir() string { return IndexDir(v.repo) }

@@ -43,6 +43,27 @@ func VisibleVaultStats(ctx context.Context, v *Vault, limit, offset int, hidden 
 	return st, GraphErr("stats", err)
 }
 
+// CheckFollowTypes refuses the edge types a graph walk is asked to follow that
+// are neither link (body links), nor registered (edges.types), nor the type of an
+// edge in the vault as the caller sees it (hidden: nil for all), which notes
+// written under the off profile, or before a type was dropped, may hold. The
+// error (config.ErrInvalid) lists the registered types.
+func (v *Vault) CheckFollowTypes(ctx context.Context, types []string, hidden graph.Hidden) error {
+	cfg, _, _ := v.Settings.Current(ctx)
+	if cfg.Edges.CheckFollow(types, nil) == nil {
+		return nil
+	}
+	st, err := VisibleVaultStats(ctx, v, 1000, 0, hidden)
+	if err != nil {
+		return err
+	}
+	var present []string
+	for _, c := range st.EdgeTypes {
+		present = append(present, c.Name)
+	}
+	return cfg.Edges.CheckFollow(types, present)
+}
+
 // vaultNotes is every note at HEAD, parsed, with a resolver over them.
 type vaultNotes struct {
 	commit   string

@@ -70,6 +70,7 @@ func commands() []command {
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
 		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
 		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},
+		{"version", "", "print norn's version and the commit it was built from", runVersion},
 	}
 }
 
@@ -200,7 +201,7 @@ func report(e *env, g *globals, c command, err error) int {
 		}
 		return code
 	}
-	fmt.Fprintf(e.stderr, "norn %s: %v\n", c.name, err)
+	fmt.Fprintf(e.stderr, "norn %s: %s\n", c.name, out.Error)
 	if code == exitUsage {
 		fmt.Fprintf(e.stderr, "usage: %s\n", c.usage())
 	}
@@ -215,12 +216,16 @@ type printedError struct{ err error }
 func (e *printedError) Error() string { return e.err.Error() }
 func (e *printedError) Unwrap() error { return e.err }
 
+// cliWords spells the arguments errors name (as the tools' arguments, shared
+// with MCP) as the flags the norn command takes.
+var cliWords = strings.NewReplacer("expected_revision", "--expected-revision")
+
 // classify renders an error's code (errcode.Classify, the one mapping every
 // surface shares) as its --json shape and exit code.
 func classify(err error) (errorJSON, int) {
 	code := errcode.Classify(err)
 	in := code.Info()
-	out := errorJSON{Error: err.Error(), Code: in.CLI}
+	out := errorJSON{Error: cliWords.Replace(err.Error()), Code: in.CLI}
 	var ce *repo.ConflictError
 	var rej *hooks.Rejection
 	if code == errcode.Conflict && errors.As(err, &ce) {

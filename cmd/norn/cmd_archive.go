@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
 )
@@ -16,7 +15,7 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	var w writer
 	w.register(fs)
 	reason := fs.String("reason", "", "why: archived, superseded or retracted (required)")
-	expected := fs.String("expected-revision", "", "archive only if the note is still at this revision")
+	expected := revisionFlag(fs, "archive only if the note is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change and the links it would leave dangling; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
@@ -30,8 +29,12 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
+	p, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
 	tx := w.tx(v, repo.OpArchive)
-	res, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: note.Path(args[0]), Reason: repo.Reason(*reason),
+	res, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)

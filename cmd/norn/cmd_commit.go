@@ -22,7 +22,12 @@ func runCommit(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	if res == nil {
 		if g.json {
-			return printJSON(e, map[string]any{"commit": nil, "changes": []any{}})
+			// The shape of a commit's result, with no commit: parent is HEAD.
+			head, err := v.ResolveCommit("HEAD")
+			if err != nil {
+				return err
+			}
+			return printJSON(e, map[string]any{"commit": nil, "parent": string(head), "changes": []any{}})
 		}
 		fmt.Fprintln(e.stdout, "nothing to commit: the working tree matches HEAD")
 		return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
 )
@@ -19,7 +18,7 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	var w writer
 	w.register(fs)
 	op := fs.String("op", "", "append, prepend, replace_section or find_replace")
-	expected := fs.String("expected-revision", "", "the revision you read (required: norn read --json gives it)")
+	expected := revisionFlag(fs, "the revision you read (required: norn read --json gives it)")
 	content := fs.String("content", "", "the text to append or prepend, or the section's new content (default: stdin)")
 	heading := fs.String("heading", "", "replace_section: the heading (Heading, ## Heading, Parent/Child)")
 	find := fs.String("find", "", "find_replace: the exact text to find")
@@ -54,7 +53,13 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	tx := w.tx(v, repo.OpEdit)
-	p := note.Path(args[0])
+	p, section, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
+	if *heading == "" && vault.EditOp(*op) == vault.EditReplaceSection {
+		*heading = section // "[[Note#Heading]]"
+	}
 	res, err := v.EditNote(ctx, vault.EditRequest{Path: p, Op: vault.EditOp(*op), ExpectedRevision: repo.Revision(*expected),
 		Content: text, Heading: *heading, Find: *find, Replace: *replace, Count: *count,
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})

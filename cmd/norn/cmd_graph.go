@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/vault"
@@ -40,9 +41,18 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 	opts := graph.NeighborhoodOptions{Depth: *depth, MaxNodes: *maxNodes}
 	if *types != "" {
 		opts.Types = strings.Split(*types, ",")
+		if err := v.CheckFollowTypes(ctx, opts.Types, nil); errors.Is(err, config.ErrInvalid) {
+			return usagef("--types: %v", err)
+		} else if err != nil {
+			return err
+		}
 	}
-	nb, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "neighborhood", Note: note.Path(args[0]), Neighborhood: &opts},
-		func() (*graph.Neighborhood, error) { return v.Neighborhood(ctx, note.Path(args[0]), opts) })
+	center, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return err
+	}
+	nb, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "neighborhood", Note: center, Neighborhood: &opts},
+		func() (*graph.Neighborhood, error) { return v.Neighborhood(ctx, center, opts) })
 	if err != nil {
 		return err
 	}
@@ -122,10 +132,16 @@ func runPath(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	p, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "path", Note: note.Path(args[0]), To: note.Path(args[1]), MaxDepth: *maxDepth},
-		func() (*graph.GraphPath, error) {
-			return v.ShortestPath(ctx, note.Path(args[0]), note.Path(args[1]), *maxDepth)
-		})
+	from, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return err
+	}
+	to, _, err := noteArg(ctx, e, g, v, args[1])
+	if err != nil {
+		return err
+	}
+	p, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "path", Note: from, To: to, MaxDepth: *maxDepth},
+		func() (*graph.GraphPath, error) { return v.ShortestPath(ctx, from, to, *maxDepth) })
 	if err != nil {
 		return err
 	}

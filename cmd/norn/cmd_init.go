@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
@@ -30,10 +31,23 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 		dir = args[0]
 	}
 	settings := vault.NewSettings()
+	// A folder Obsidian opened gets .gitignore lines for its per-device state in
+	// the first commit (docs/cli.md, "init"); a repository with history is left
+	// alone.
+	var ignored []string
+	amend := map[string]func([]byte) []byte{}
+	if isObsidianVault(dir) {
+		amend[".gitignore"] = func(cur []byte) []byte {
+			var out []byte
+			out, ignored = obsidianGitignore(cur)
+			return out
+		}
+	}
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
 		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
 		Branch:  branch,
 		Seed:    map[string][]byte{string(vault.ConfigPath): []byte(defaultConfig)},
+		Amend:   amend,
 	})
 	if err != nil {
 		return err
@@ -45,7 +59,11 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 			out["commit"] = res.Imported.Commit
 			out["imported"] = len(res.Imported.Changes)
 		}
+		out["gitignore_added"] = append([]string{}, ignored...) // [] when none
 		return printJSON(e, out)
+	}
+	if ignored != nil {
+		fmt.Fprintf(e.stdout, "an Obsidian vault: .gitignore now ignores %s\n", strings.Join(ignored, ", "))
 	}
 	switch {
 	case res.Created && res.Imported != nil:

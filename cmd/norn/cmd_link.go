@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
 )
@@ -27,7 +26,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	if name == "link" {
 		why = fs.String("why", "", "why the link holds, in a sentence (at least edges.min_why characters)")
 	}
-	expected := fs.String("expected-revision", "", "write only if FROM is still at this revision")
+	expected := revisionFlag(fs, "write only if FROM is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
 	args, err := parseArgs(fs, args, 2, 2)
 	if err != nil {
@@ -41,8 +40,12 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 		return err
 	}
 	defer v.Close()
+	from, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
 	tx := w.tx(v, repo.OpLink)
-	r := vault.EdgeRequest{From: note.Path(args[0]), To: args[1], Type: *typ, Why: *why,
+	r := vault.EdgeRequest{From: from, To: args[1], Type: *typ, Why: *why,
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, DryRun: *dry, Message: tx.Message}
 	var res *vault.EdgeResult
 	if name == "link" {

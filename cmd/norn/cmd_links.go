@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/graph"
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/vault"
 )
@@ -25,8 +24,12 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: note.Path(args[0]), Limit: *limit},
-		func() (*vault.Links, error) { return vault.NoteLinks(ctx, v, note.Path(args[0]), *limit) })
+	p, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return err
+	}
+	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: p, Limit: *limit},
+		func() (*vault.Links, error) { return vault.NoteLinks(ctx, v, p, *limit) })
 	if err != nil {
 		return err
 	}

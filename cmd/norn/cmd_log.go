@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -18,18 +19,25 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("limit", *limit, 1, 10000); err != nil {
 		return err
 	}
-	var p note.Path
-	if len(args) == 1 {
-		p = note.Path(args[0])
-	}
 	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
+	var p note.Path
+	if len(args) == 1 {
+		// A name resolves at HEAD; a path no longer there (archived, moved) keeps
+		// its history.
+		if p, err = noteArgOrPath(ctx, e, g, v, args[0]); err != nil {
+			return err
+		}
+	}
 	commits, err := v.Log(ctx, p, *limit)
 	if err != nil {
 		return err
+	}
+	if p != "" && len(commits) == 0 {
+		return fmt.Errorf("%w: no note %s, now or in the history", repo.ErrNotFound, p)
 	}
 	if g.json {
 		if commits == nil {
@@ -45,7 +53,25 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 		if op == "" {
 			op = "-"
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %-10s %-16s %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"), op, c.Author.Name, c.Subject)
+		fmt.Fprintf(e.stdout, "%s  %s  %s  %s  %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"),
+			column(op, logOpWidth), column(c.Author.Name, logAuthorWidth), c.Subject)
 	}
 	return nil
+}
+
+// The widths of log's op and author columns: every op Norn writes, with its
+// reason ("archive (superseded)"), fits.
+const (
+	logOpWidth     = 20
+	logAuthorWidth = 16
+)
+
+// column fits s to width characters as git log --format's %<(N,trunc) does:
+// padded with spaces when shorter, cut and ended with ".." when longer.
+func column(s string, width int) string {
+	r := []rune(s)
+	if len(r) > width {
+		return string(r[:width-2]) + ".."
+	}
+	return s + strings.Repeat(" ", width-len(r))
 }

@@ -15,7 +15,7 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("mv", g)
 	var w writer
 	w.register(fs)
-	expected := fs.String("expected-revision", "", "move only if the note is still at this revision")
+	expected := revisionFlag(fs, "move only if the note is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change (the notes whose links would be rewritten); write nothing")
 	args, err := parseArgs(fs, args, 2, 2)
 	if err != nil {
@@ -26,7 +26,11 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	from, to := note.Path(args[0]), note.Path(args[1])
+	from, _, err := noteArg(ctx, e, g, v, args[0])
+	if err != nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
+	to := note.Path(args[1])
 	tx := w.tx(v, repo.OpMove)
 	res, err := v.MoveNote(ctx, vault.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(*expected),
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})

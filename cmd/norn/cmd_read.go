@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 )
 
 func runRead(ctx context.Context, e *env, g *globals, args []string) error {
@@ -13,18 +15,42 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, _, err := openVault(ctx, e, g)
+	rv, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
-	defer v.Close()
-	b, err := v.Read(ctx, note.Path(args[0]), *at)
+	defer rv.Close()
+	// At a commit a path is taken as given (the note may be gone from HEAD); a
+	// name resolves at HEAD.
+	p, heading := note.Path(args[0]), ""
+	if *at == "" || repo.ValidPath(args[0]) != nil {
+		if p, heading, err = noteArg(ctx, e, g, rv, args[0]); err != nil {
+			return err
+		}
+	}
+	b, err := rv.Read(ctx, p, *at)
 	if err != nil {
 		return err
+	}
+	content := b.Content
+	if heading != "" {
+		n, err := note.Parse(p, content)
+		if err != nil {
+			return fmt.Errorf("%w: %s does not parse (%v), so its sections cannot be read: read it whole", repo.ErrInvalid, p, err)
+		}
+		s, end, ok := note.Section(n, heading)
+		if !ok {
+			return fmt.Errorf("%w: %s has no heading %q", repo.ErrNotFound, p, heading)
+		}
+		content = content[s:end]
 	}
 	if g.json {
-		return printJSON(e, map[string]any{"path": b.Path, "revision": b.Revision, "commit": b.Commit, "content": string(b.Content)})
+		out := map[string]any{"path": b.Path, "revision": b.Revision, "commit": b.Commit, "content": string(content)}
+		if heading != "" {
+			out["section"] = heading
+		}
+		return printJSON(e, out)
 	}
-	_, err = e.stdout.Write(b.Content)
+	_, err = e.stdout.Write(content)
 	return err
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
@@ -18,8 +22,11 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	x := v.Index
-	tty := isTerminal(e.stderr)
 	start := time.Now()
+	if x.Locked() {
+		return reindexByServer(ctx, e, g, v.GitDir(), start)
+	}
+	tty := isTerminal(e.stderr)
 	last := time.Time{}
 	drawn, lastTotal := false, 0
 	draw := func(done, total int) {
@@ -49,11 +56,38 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	commit, _ := x.Status()
+	return printRebuilt(e, g, commit, start, "")
+}
+
+// reindexByServer asks the norn serve that holds the index to rebuild it. Without
+// one (the index is locked by another process that does not answer) it says what
+// holds the index and how to get a rebuild.
+func reindexByServer(ctx context.Context, e *env, g *globals, gitDir string, start time.Time) error {
+	var a server.RebuildAnswer
+	err := server.AskLocal(ctx, gitDir, server.Query{Op: "rebuild"}, &a)
+	if errors.Is(err, server.ErrNoLocalServer) {
+		return fmt.Errorf("%w: another process (a norn serve, or a norn command) holds the index and keeps it current; "+
+			"to rebuild it, stop that process (Ctrl-C in its terminal) and run norn reindex again", vault.ErrIndexUnavailable)
+	}
+	if err != nil {
+		return err
+	}
+	return printRebuilt(e, g, a.Commit, start, "by the running norn serve")
+}
+
+func printRebuilt(e *env, g *globals, commit string, start time.Time, by string) error {
 	took := time.Since(start)
 	if g.json {
-		return printJSON(e, map[string]any{"index_commit": commit, "took_ms": took.Milliseconds()})
+		out := map[string]any{"index_commit": commit, "took_ms": took.Milliseconds()}
+		if by != "" {
+			out["via"] = "norn serve"
+		}
+		return printJSON(e, out)
 	}
-	fmt.Fprintf(e.stdout, "index rebuilt at %.12s in %s\n", commit, took.Round(time.Millisecond))
+	if by != "" {
+		by = " " + by
+	}
+	fmt.Fprintf(e.stdout, "index rebuilt%s at %.12s in %s\n", by, commit, took.Round(time.Millisecond))
 	return nil
 }
 

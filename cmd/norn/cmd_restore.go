@@ -8,13 +8,14 @@ import (
 	"github.com/norn-vault/norn/repo"
 )
 
-var fullHex = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// hexID is an object id, full or abbreviated (repo.MinPrefix digits or more).
+var hexID = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
 
 func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("restore", g)
 	var w writer
 	w.register(fs)
-	from := fs.String("from", "", "a commit (id, short id, branch or HEAD, optionally with ~N / ^N) holding the note, or the note's revision (required)")
+	from := fs.String("from", "", "a commit (id, short id, branch or HEAD, optionally with ~N / ^N) holding the note, or the note's revision, full or abbreviated to 7+ digits as archive prints it (required)")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
@@ -29,11 +30,14 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	c := repo.Change{Kind: repo.Restore, Path: note.Path(args[0]), FromCommit: *from}
-	if fullHex.MatchString(*from) {
-		// A full id may name the commit or the blob itself.
-		if _, err := v.ReadRevision(ctx, repo.Revision(*from)); err == nil {
-			c.FromCommit, c.FromRevision = "", repo.Revision(*from)
+	if hexID.MatchString(*from) {
+		// An id, full or as archive and log print it, names a commit or the
+		// note's revision (a blob) itself.
+		commit, rev, err := v.ResolvePrefix(*from)
+		if err != nil {
+			return err
 		}
+		c.FromCommit, c.FromRevision = string(commit), rev
 	}
 	tx := w.tx(v, repo.OpRestore)
 	tx.DryRun = *dry

@@ -39,8 +39,11 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	folder := fs.String("folder", "", "only notes under this folder")
 	stdin := fs.Bool("stdin", false, `read one query per line (or JSON lines {"id","text"}) and print one JSON line per query`)
 	literal := fs.Bool("literal", false, "take the query as plain words (no operators)")
-	flags, words := splitQueryArgs(fs, args)
-	args, err := parseFlags(fs, flags)
+	flags, words, err := splitQueryArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	args, err = parseFlags(fs, flags)
 	if err != nil {
 		return err
 	}
@@ -160,14 +163,16 @@ func printHits(e *env, resp *vault.SearchResponse) {
 	}
 }
 
-// splitQueryArgs separates search's flags from the words of its query: an
-// argument that starts with '-' but names none of fs's flags (-draft, -tag:old,
-// "-draft notes") is part of the query, so an exclusion needs no "--" before it.
-func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string) {
+// splitQueryArgs separates search's flags from the words of its query, wherever
+// they stand: an argument that starts with one '-' but names none of fs's flags
+// (-draft, -tag:old, "-draft notes") is part of the query, so an exclusion needs
+// no "--" before it. One that starts with "--" is a flag (a query has no use for
+// a doubled '-'): an unknown one is a usage error naming it.
+func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return flags, append(words, args[i+1:]...)
+			return flags, append(words, args[i+1:]...), nil
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			words = append(words, a)
@@ -176,6 +181,9 @@ func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string) {
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
 		f := fs.Lookup(name)
 		if f == nil && name != "h" && name != "help" {
+			if strings.HasPrefix(a, "--") && name != "" {
+				return nil, nil, usagef("flag provided but not defined: --%s: norn search --help lists the flags search takes", name)
+			}
 			words = append(words, a)
 			continue
 		}
@@ -191,5 +199,5 @@ func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string) {
 			i++
 		}
 	}
-	return flags, words
+	return flags, words, nil
 }

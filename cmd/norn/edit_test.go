@@ -92,7 +92,7 @@ func TestCLI_Edit_Refusals(t *testing.T) {
 	}{
 		{[]string{p, "--expected-revision", rev}, exitError, "invalid", "op is required"},
 		{[]string{p, "--op", "rewrite", "--expected-revision", rev}, exitError, "invalid", `unknown op "rewrite"`},
-		{[]string{p, "--op", "append", "--content", "x"}, exitError, "invalid", "expected_revision is required"},
+		{[]string{p, "--op", "append", "--content", "x"}, exitError, "invalid", "--expected-revision is required"},
 		{[]string{p, "--op", "append", "--content", "x", "--expected-revision", stale}, exitConflict, "conflict", "changed since you read it"},
 		{[]string{p, "--op", "append", "--expected-revision", rev}, exitError, "invalid", "op=append needs content"},
 		{[]string{p, "--op", "append", "--content", "x", "--find", "y", "--expected-revision", rev}, exitError, "invalid", "belong to op=find_replace"},

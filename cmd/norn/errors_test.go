@@ -64,3 +64,35 @@ func TestCLI_InvalidNoteIsInvalidInput(t *testing.T) {
 		t.Fatal("a refused link changed the vault")
 	}
 }
+
+// TestCLI_ExpectedRevisionWords: the CLI's conflict messages name the flag,
+// --expected-revision, not the tools' argument; a value that is no revision (not
+// hex) is a usage error, exit 2, naming the flag, and nothing is written.
+func TestCLI_ExpectedRevisionWords(t *testing.T) {
+	dir := linkVault(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	_, errs, code := cli(t, dir, "# new\n", "write", "tech/bloom.md")
+	if code != exitConflict || !strings.Contains(errs, "as --expected-revision to update it") || strings.Contains(errs, "expected_revision") {
+		t.Errorf("blind overwrite: exit %d, %q; want 3 naming --expected-revision", code, errs)
+	}
+	out, _, _ := cli(t, dir, "# new\n", "write", "tech/bloom.md", "--json")
+	if m := decode(t, out); !strings.Contains(m["error"].(string), "--expected-revision") {
+		t.Errorf("blind overwrite --json: %v", m)
+	}
+	for _, args := range [][]string{
+		{"write", "tech/bloom.md", "--expected-revision", "HEAD"},
+		{"edit", "tech/bloom.md", "--op", "append", "--content", "x\n", "--expected-revision", "not-hex"},
+		{"mv", "tech/bloom.md", "tech/b2.md", "--expected-revision", "xyz"},
+		{"archive", "tech/bloom.md", "--reason", "archived", "--expected-revision", "g" + strings.Repeat("0", 39)},
+		{"link", "tech/cms.md", "tech/bloom.md", "--type", "supports", "--why", why, "--expected-revision", "DEADBEEF!"},
+		{"unlink", "tech/cms.md", "tech/bloom.md", "--expected-revision", strings.Repeat("a", 41)},
+	} {
+		_, errs, code := cli(t, dir, "# x\n", args...)
+		if code != exitUsage || !strings.Contains(errs, "expected-revision") || !strings.Contains(errs, "not a revision") {
+			t.Errorf("norn %v: exit %d, %q; want 2 naming the flag", args, code, errs)
+		}
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head || git(t, dir, "status", "--porcelain") != "" {
+		t.Fatal("a refused command changed the vault")
+	}
+}

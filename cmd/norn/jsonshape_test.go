@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,5 +79,46 @@ func TestCLI_DryRunRejectedIsOneDocument(t *testing.T) {
 	}
 	if git(t, dir, "rev-parse", "HEAD") != head {
 		t.Fatal("a dry run moved HEAD")
+	}
+}
+
+// TestCLI_OneShapePerCommand: ls --json gives every entry the same keys (a
+// folder's revision is its tree id, a file's its blob id, as git ls-tree shows),
+// and commit --json has the same keys whether or not there was anything to commit.
+func TestCLI_OneShapePerCommand(t *testing.T) {
+	dir := linkVault(t)
+	tree := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(git(t, dir, "ls-tree", "HEAD")), "\n") {
+		f := strings.Fields(l) // mode type id\tname
+		tree[f[3]] = f[2]
+	}
+	m := oneJSON(t, mustCLI(t, dir, "", "ls", "--json"))
+	entries := m["entries"].([]any)
+	if len(entries) < 3 {
+		t.Fatalf("ls: %v", m)
+	}
+	for _, en := range entries {
+		e := en.(map[string]any)
+		if len(e) != 3 || e["path"] == nil || e["dir"] == nil || e["revision"] != tree[e["path"].(string)] {
+			t.Errorf("entry %v; want path, dir and revision %s", e, tree[e["path"].(string)])
+		}
+	}
+	keys := func(m map[string]any) string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return strings.Join(ks, ",")
+	}
+	os.WriteFile(filepath.Join(dir, "tech", "new.md"), []byte("# New\n"), 0o644)
+	head := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	did := oneJSON(t, mustCLI(t, dir, "", "commit", "--json"))
+	if did["parent"] != head {
+		t.Fatalf("commit: %v", did)
+	}
+	none := oneJSON(t, mustCLI(t, dir, "", "commit", "--json"))
+	if keys(none) != keys(did) || none["parent"] != did["commit"] || none["commit"] != nil {
+		t.Fatalf("nothing to commit: %v; want the keys of %v, parent HEAD", none, did)
 	}
 }

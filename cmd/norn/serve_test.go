@@ -217,11 +217,14 @@ func TestServeHTTP_GracefulShutdown(t *testing.T) {
 	}
 }
 
+// testCommit is the commit buildNorn stamps in, as make build does.
+const testCommit = "0123456789abcdef0123456789abcdef01234567"
+
 // buildNorn builds the real binary.
 func buildNorn(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "norn")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.commitStamp="+testCommit, "-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -249,6 +252,18 @@ func TestServe_Binary(t *testing.T) {
 		}
 		if res.ServerInfo.Name == "" {
 			t.Fatalf("initialize: %+v", res)
+		}
+		// serverInfo.version is what norn version prints, the commit in it.
+		out, err := exec.Command(bin, "version", "--json").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bi buildInfo
+		if err := json.Unmarshal(out, &bi); err != nil || bi.Commit != testCommit || !strings.Contains(bi.Version, testCommit[:12]) {
+			t.Fatalf("norn version --json: %s (%v)", out, err)
+		}
+		if res.ServerInfo.Version != bi.Version {
+			t.Fatalf("serverInfo.version %q, norn version %q", res.ServerInfo.Version, bi.Version)
 		}
 		tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 		if err != nil || len(tools.Tools) == 0 {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
+	"strings"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
@@ -83,4 +85,19 @@ func (w *writer) tx(v *vault.Vault, op repo.Op) repo.Tx {
 		roles = append(roles, "maintenance")
 	}
 	return repo.Tx{Author: a, Roles: roles, Op: op, Message: w.message}
+}
+
+// revisionFlag registers --expected-revision. A revision is a blob id in hex (norn
+// read --json gives it): anything else is a usage error, not a conflict.
+func revisionFlag(fs *flag.FlagSet, usage string) *string {
+	s := new(string)
+	fs.Var(checkedString{s, hexRevision}, "expected-revision", usage)
+	return s
+}
+
+func hexRevision(s string) error {
+	if s == "" || len(s) > 40 || strings.Trim(s, "0123456789abcdef") != "" {
+		return errors.New("not a revision: give the 40 hex digits norn read --json prints as revision")
+	}
+	return nil
 }

@@ -189,7 +189,7 @@ func TestCLI_Log_JSONShape(t *testing.T) {
 			t.Fatalf("%s: %#v", k, root[k])
 		}
 	}
-	if m := decode(t, mustCLI(t, dir, "", "log", "nowhere.md", "--json")); m["commits"] == nil {
-		t.Fatalf("a path with no history: commits %#v, want []", m["commits"])
+	if out, _, code := cli(t, dir, "", "log", "nowhere.md", "--json"); code != exitError || decode(t, out)["code"] != "not_found" {
+		t.Fatalf("a path with no history: exit %d %s, want 1 not_found", code, out)
 	}
 }

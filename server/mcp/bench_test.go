@@ -185,7 +185,7 @@ func newMCPBench(b *testing.B) *mcpBench {
 	qrels := filepath.Join("..", "..", "shared", "bench", "queries", "cpp-docs.qrels.tsv")
 	for _, p := range []string{root, queries, qrels} {
 		if _, err := os.Stat(p); err != nil {
-			b.Skipf("cpp-docs corpus or its query set not found at %s (see /work/shared/corpora/README.md): %v", p, err)
+			b.Skipf("cpp-docs corpus or its query set not found at %s (see ../shared/corpora/README.md, relative to the repository): %v", p, err)
 		}
 	}
 	start := time.Now()

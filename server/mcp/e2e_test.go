@@ -625,12 +625,19 @@ func TestMCPE2E_HTTP(t *testing.T) {
 
 		// No token, a wrong token: 401 with WWW-Authenticate, before MCP sees anything.
 		resp, body := testmcp.RawPost(t, url, nil, testmcp.InitializeBody)
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="norn"` || testmcp.ErrorCode(t, body) != "missing_token" {
+		// The header carries the message too (error_description), and an error
+		// even for a missing token: the MCP Inspector shows only the header, and
+		// takes a bare challenge for OAuth.
+		wantAuth := func(resp *http.Response, desc string) bool {
+			return resp.Header.Get("WWW-Authenticate") == `Bearer realm="norn", error="invalid_token", error_description="`+desc+`"`
+		}
+		const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
+		if resp.StatusCode != http.StatusUnauthorized || !wantAuth(resp, "this server needs a bearer token: "+hint) || testmcp.ErrorCode(t, body) != "missing_token" {
 			t.Fatalf("no token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 		wrong := auth.TokenPrefix + strings.Repeat("A", 43)
 		resp, body = testmcp.RawPost(t, url, testmcp.Bearer(wrong), testmcp.InitializeBody)
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="norn", error="invalid_token"` || testmcp.ErrorCode(t, body) != "invalid_token" {
+		if resp.StatusCode != http.StatusUnauthorized || !wantAuth(resp, "the token is unknown or revoked: "+hint) || testmcp.ErrorCode(t, body) != "invalid_token" {
 			t.Fatalf("wrong token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 		const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"path":"e2e/x.md","content":"# X\n"}}}`

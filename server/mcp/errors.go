@@ -122,6 +122,9 @@ func ToolErrorFrom(err error, hide func(note.Path) bool) *ToolError {
 		te.Message = fmt.Sprintf("internal error: %v; %s", err, in.Hint)
 	default:
 		te.Message = fmt.Sprintf("%v; %s", err, in.Hint)
+		if amb := (*vault.AmbiguousNameError)(nil); errors.As(err, &amb) {
+			te.Candidates = amb.Candidates
+		}
 	}
 	return te
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
@@ -54,10 +53,11 @@ func (t *mcpTools) graphNeighborhood(ctx context.Context, c *caller, in Neighbor
 	if err != nil {
 		return nil, err
 	}
-	for _, ty := range in.Types {
-		if err := config.ValidEdgeType(ty); ty != "link" && err != nil {
-			return nil, errInput("types: %v; use link for body links or an edge type (%s)", err, strings.Join(c.Config().Edges.Types, ", "))
+	if err := t.v.CheckFollowTypes(ctx, in.Types, c.Hidden(ctx)); err != nil {
+		if errors.Is(err, config.ErrInvalid) {
+			return nil, errInput("types: %v", err)
 		}
+		return nil, err
 	}
 	if !c.Visible(ctx, p) {
 		return nil, errInvisible(p)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
@@ -145,7 +144,7 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	name, heading := splitName(in.Path)
+	name, heading := vault.SplitName(in.Path)
 	if name != in.Path && repo.ValidPath(in.Path) == nil && c.Visible(ctx, note.Path(in.Path)) && t.v.Revision(note.Path(in.Path)) != "" {
 		name, heading = in.Path, "" // a note's path as given (" lead.md"), not a name to trim
 	}
@@ -225,72 +224,24 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 // invisibleAt is the error for a note missing (or hidden) at a commit.
 func invisibleAt(p note.Path, at string) error { return inputToolError(vault.MissingAt(p, at)) }
 
-// splitName turns "[[Name#Heading|alias]]" into its name and heading.
-func splitName(s string) (name, heading string) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[[") && strings.HasSuffix(s, "]]") {
-		s = s[2 : len(s)-2]
-		if i := strings.IndexByte(s, '|'); i >= 0 {
-			s = s[:i]
-		}
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s, heading = s[:i], s[i+1:]
-		}
-	}
-	return strings.TrimSpace(s), strings.TrimSpace(heading)
-}
-
-// resolveName turns a path or a wikilink name into a note's path at HEAD: an
-// existing path first, then the link resolution rules (path suffix, file name,
-// title, alias), answered by the index's resolver (or, when the index is
-// unavailable, by one over the notes at HEAD read into memory). asPath (reading at
-// a commit) takes a path as given. Names resolve in the vault as the caller sees
-// it: a note hidden from it matches nothing, so that neither an ambiguity nor a
-// miss tells it that a hidden note exists.
+// resolveName turns a path or a wikilink name into a note's path at HEAD
+// (Vault.ResolveName, the one resolver every surface uses), in the vault as the
+// caller sees it. asPath (reading at a commit) takes a path as given.
 func (t *mcpTools) resolveName(ctx context.Context, c *caller, name string, asPath bool) (note.Path, error) {
-	if err := repo.ValidPath(name); err == nil {
-		p := note.Path(name)
-		if asPath || t.v.Revision(p) != "" && c.Visible(ctx, p) {
-			return p, nil
-		}
-		if md := p + ".md"; !note.IsNote(note.Path(name)) && t.v.Revision(md) != "" && c.Visible(ctx, md) {
-			return md, nil
-		}
+	if asPath && repo.ValidPath(name) == nil {
+		return note.Path(name), nil
 	}
-	src, err := t.v.Graph(ctx) // the index, or the notes at HEAD read when it is unavailable
-	if err != nil {
-		return "", err
-	}
-	// From a source in no folder of the vault, so that no candidate is preferred.
-	const nowhere = note.Path("\x00/\x00")
-	r, err := src.ResolveHiding(nowhere, note.Link{Kind: note.LinkWiki, Target: name}, c.Hidden(ctx))
-	if err != nil {
-		return "", vault.GraphErr("resolve "+name, err)
-	}
-	switch r.Status {
-	case graph.LinkResolved:
-		return r.Target, nil
-	case graph.LinkAmbiguous:
-		te := errInput("%q is ambiguous: it names %d notes (%s); read one of them by its path", name, len(r.Candidates), joinPaths(r.Candidates, 20))
-		te.Candidates = r.Candidates
+	p, _, err := t.v.ResolveName(ctx, name, c.Hidden(ctx))
+	var amb *vault.AmbiguousNameError
+	switch {
+	case errors.As(err, &amb):
+		te := errInput("%s", amb.Error())
+		te.Candidates = amb.Candidates
 		return "", te
+	case errors.Is(err, repo.ErrNotFound):
+		return "", errInvisible(note.Path(name))
 	}
-	return "", errInvisible(note.Path(name))
-}
-
-func joinPaths(ps []note.Path, limit int) string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i == limit {
-			fmt.Fprintf(&b, ", … (%d more)", len(ps)-limit)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(string(p))
-	}
-	return b.String()
+	return p, err
 }
 
 // --- list_notes ---

@@ -339,6 +339,7 @@ func TestMCP_ReadArgumentsChecked(t *testing.T) {
 		{"list_notes", map[string]any{"folder": "../"}},
 		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"Nope!"}}},
 		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{""}}},
+		{"graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"nope"}}},
 	} {
 		testmcp.WantError(t, c, ctx, tc.tool, tc.args, mcp.CodeInvalidInput, mcp.ClassFixInput)
 	}
@@ -354,9 +355,9 @@ func TestMCP_ReadArgumentsChecked(t *testing.T) {
 		t.Fatalf("search in /tech/: %+v", r)
 	}
 	var nb graph.Neighborhood
-	testmcp.MustCall(t, c, ctx, "graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"nope"}}, &nb)
+	testmcp.MustCall(t, c, ctx, "graph_neighborhood", map[string]any{"path": "tech/bloom.md", "types": []string{"refines"}}, &nb)
 	if len(nb.Edges) != 0 {
-		t.Fatalf("a type no edge has: %+v", nb)
+		t.Fatalf("a registered type no edge has: %+v", nb)
 	}
 }
 
