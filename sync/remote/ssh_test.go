@@ -1,0 +1,314 @@
+package remote_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skeema/knownhosts"
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/sync/remote"
+)
+
+// sshServer is an SSH server in the test process that runs the real
+// git-upload-pack and git-receive-pack for clients holding the authorized key.
+type sshServer struct {
+	addr    string
+	hostKey ssh.Signer
+	execs   atomic.Int32 // git commands run
+}
+
+func newKey(t testing.TB) (ssh.Signer, ed25519.PrivateKey) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, priv
+}
+
+func startSSHServer(t *testing.T, authorized ssh.PublicKey) *sshServer {
+	t.Helper()
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostKey, _ := newKey(t)
+	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) == string(authorized.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("key not authorized")
+	}}
+	cfg.AddHostKey(hostKey)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sshServer{addr: ln.Addr().String(), hostKey: hostKey}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { s.serve(c, cfg, strings.TrimSpace(string(execPath)), &wg) })
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return s
+}
+
+func (s *sshServer) serve(c net.Conn, cfg *ssh.ServerConfig, execPath string, wg *sync.WaitGroup) {
+	sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
+	if err != nil {
+		c.Close()
+		return
+	}
+	defer sc.Close()
+	wg.Go(func() { ssh.DiscardRequests(reqs) })
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			nc.Reject(ssh.UnknownChannelType, "only sessions")
+			continue
+		}
+		ch, creqs, err := nc.Accept()
+		if err != nil {
+			return
+		}
+		wg.Go(func() { s.session(ch, creqs, execPath, wg) })
+	}
+}
+
+func (s *sshServer) session(ch ssh.Channel, reqs <-chan *ssh.Request, execPath string, wg *sync.WaitGroup) {
+	defer ch.Close()
+	for req := range reqs {
+		if req.Type != "exec" {
+			req.Reply(false, nil)
+			continue
+		}
+		var p struct{ Command string }
+		if ssh.Unmarshal(req.Payload, &p) != nil {
+			req.Reply(false, nil)
+			return
+		}
+		name, arg, _ := strings.Cut(p.Command, " ")
+		if name != "git-upload-pack" && name != "git-receive-pack" {
+			req.Reply(false, nil)
+			return
+		}
+		req.Reply(true, nil)
+		s.execs.Add(1)
+		cmd := exec.Command(filepath.Join(execPath, name), strings.Trim(arg, "'"))
+		cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
+		stdin, _ := cmd.StdinPipe()
+		code := uint32(1)
+		if cmd.Start() == nil {
+			wg.Go(func() { io.Copy(stdin, ch); stdin.Close() })
+			code = 0
+			if cmd.Wait() != nil {
+				code = 1
+			}
+		}
+		ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{code}))
+		return
+	}
+}
+
+// writeKey writes a private key file (encrypted when passphrase is set).
+func writeKey(t *testing.T, priv ed25519.PrivateKey, passphrase string) string {
+	t.Helper()
+	var block *pem.Block
+	var err error
+	if passphrase != "" {
+		block, err = ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte(passphrase))
+	} else {
+		block, err = ssh.MarshalPrivateKey(priv, "")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeKnownHosts(t *testing.T, addr string, keys ...ssh.PublicKey) string {
+	t.Helper()
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(knownhosts.Line([]string{knownhosts.Normalize(addr)}, k) + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRemotes_SSH(t *testing.T) {
+	ctx := t.Context()
+	client, priv := newKey(t)
+	srv := startSSHServer(t, client.PublicKey())
+	bare := newBare(t)
+	url := "ssh://git@" + srv.addr + bare
+	keyFile := writeKey(t, priv, "")
+	known := writeKnownHosts(t, srv.addr, srv.hostKey.PublicKey())
+	other, _ := newKey(t)
+	changed := writeKnownHosts(t, srv.addr, other.PublicKey())
+	wrongKey := writeKey(t, func() ed25519.PrivateKey { _, p := newKey(t); return p }(), "")
+	creds := map[string]remote.Credentials{
+		"origin":   {SSHKey: keyFile, KnownHosts: []string{known}},
+		"unknown":  {SSHKey: keyFile, KnownHosts: []string{filepath.Join(t.TempDir(), "missing_known_hosts")}},
+		"nofile":   {SSHKey: keyFile},
+		"changed":  {SSHKey: keyFile, KnownHosts: []string{changed}},
+		"wrongkey": {SSHKey: wrongKey, KnownHosts: []string{known}},
+	}
+	dir := newVault(t)
+	r := open(t, dir, remote.Options{Credentials: func(n string) remote.Credentials { return creds[n] }})
+	for name := range creds {
+		if err := r.Add(name, url); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tip, err := r.Fetch(ctx, "origin", nil); err != nil || tip != "" {
+		t.Fatalf("Fetch(empty over ssh) = %q, %v", tip, err)
+	}
+	c1 := head(t, dir)
+	if err := r.Push(ctx, "origin", c1, "", nil); err != nil {
+		t.Fatalf("push over ssh: %v", err)
+	}
+	if got := remoteTip(t, bare); got != c1 {
+		t.Fatalf("remote main = %q", got)
+	}
+	if tip, err := r.Fetch(ctx, "origin", nil); err != nil || tip != c1 {
+		t.Fatalf("Fetch = %q, %v", tip, err)
+	}
+
+	// Unknown and changed host keys are refused before any git command runs,
+	// with the fingerprint and how to trust it.
+	runs := srv.execs.Load()
+	want := ssh.FingerprintSHA256(srv.hostKey.PublicKey())
+	for _, name := range []string{"unknown", "nofile", "changed"} {
+		_, ferr := r.Fetch(ctx, name, nil)
+		perr := r.Push(ctx, name, commit(t, dir, name+".md", "# x\n"), c1, nil)
+		for _, err := range []error{ferr, perr} {
+			var hk *remote.HostKeyError
+			if !errors.Is(err, remote.ErrHostKey) || !errors.As(err, &hk) {
+				t.Fatalf("%s: %v, want a HostKeyError", name, err)
+			}
+			if hk.Fingerprint != want || hk.Changed != (name == "changed") || !strings.Contains(err.Error(), want) ||
+				!strings.Contains(err.Error(), "norn remote trust") {
+				t.Errorf("%s: %+v\n%v", name, hk, err)
+			}
+			if name == "unknown" && !strings.Contains(hk.Line, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(srv.hostKey.PublicKey())))) {
+				t.Errorf("known_hosts line %q does not hold the host key", hk.Line)
+			}
+		}
+	}
+	if srv.execs.Load() != runs {
+		t.Errorf("a git command ran for an untrusted host key")
+	}
+	if got := remoteTip(t, bare); got != c1 {
+		t.Fatalf("refused pushes changed the remote: %q", got)
+	}
+	if _, err := r.Fetch(ctx, "wrongkey", nil); !errors.Is(err, remote.ErrAuth) {
+		t.Errorf("a key the server does not accept: %v, want ErrAuth", err)
+	}
+}
+
+func TestRemotes_SSHPassphraseAndAgent(t *testing.T) {
+	ctx := t.Context()
+	client, priv := newKey(t)
+	srv := startSSHServer(t, client.PublicKey())
+	bare := newBare(t)
+	known := writeKnownHosts(t, srv.addr, srv.hostKey.PublicKey())
+	const pass = "correct-horse-battery"
+	encrypted := writeKey(t, priv, pass)
+
+	// An agent holding the key, on a unix socket.
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			agent.ServeAgent(keyring, c)
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+
+	creds := map[string]remote.Credentials{
+		"pass":  {SSHKey: encrypted, SSHKeyPassphrase: config.Secret(pass), KnownHosts: []string{known}},
+		"wrong": {SSHKey: encrypted, SSHKeyPassphrase: config.Secret("wrong-pass-phrase"), KnownHosts: []string{known}},
+		"agent": {SSHAgent: sock, KnownHosts: []string{known}},
+	}
+	dir := newVault(t)
+	r := open(t, dir, remote.Options{Credentials: func(n string) remote.Credentials { return creds[n] }})
+	for name := range creds {
+		if err := r.Add(name, "ssh://git@"+srv.addr+bare); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c1 := head(t, dir)
+	if err := r.Push(ctx, "pass", c1, "", nil); err != nil {
+		t.Fatalf("push with an encrypted key: %v", err)
+	}
+	c2 := commit(t, dir, "b.md", "# B\n")
+	if err := r.Push(ctx, "agent", c2, c1, nil); err != nil {
+		t.Fatalf("push through the agent: %v", err)
+	}
+	if got := remoteTip(t, bare); got != c2 {
+		t.Fatalf("remote main = %q", got)
+	}
+	_, err = r.Fetch(ctx, "wrong", nil)
+	if err == nil || strings.Contains(err.Error(), "wrong-pass-phrase") {
+		t.Errorf("wrong passphrase: %v", err)
+	}
+}
