@@ -312,3 +312,50 @@ func TestRemotes_SSHPassphraseAndAgent(t *testing.T) {
 		t.Errorf("wrong passphrase: %v", err)
 	}
 }
+
+// Trust writes the offered key only when its fingerprint is the one given; after
+// it, the transfer that was refused works.
+func TestRemotes_Trust(t *testing.T) {
+	ctx := t.Context()
+	client, priv := newKey(t)
+	srv := startSSHServer(t, client.PublicKey())
+	bare := newBare(t)
+	known := filepath.Join(t.TempDir(), "ssh", "known_hosts")
+	creds := remote.Credentials{SSHKey: writeKey(t, priv, ""), KnownHosts: []string{known}}
+	dir := newVault(t)
+	r := open(t, dir, remote.Options{Credentials: func(string) remote.Credentials { return creds }})
+	if err := r.Add("origin", "ssh://git@"+srv.addr+bare); err != nil {
+		t.Fatal(err)
+	}
+	var hk *remote.HostKeyError
+	if _, err := r.Fetch(ctx, "origin", nil); !errors.As(err, &hk) {
+		t.Fatalf("fetch before trusting: %v", err)
+	}
+	other, _ := newKey(t)
+	for _, fp := range []string{ssh.FingerprintSHA256(other.PublicKey()), "MD5:aa", ""} {
+		if _, err := r.Trust(ctx, "origin", fp, known); err == nil {
+			t.Fatalf("Trust(%q) accepted a fingerprint the server does not have", fp)
+		}
+	}
+	if _, err := os.Stat(known); err == nil {
+		t.Fatal("a refused Trust wrote known_hosts")
+	}
+	line, err := r.Trust(ctx, "origin", hk.Fingerprint, known)
+	if err != nil || line != hk.Line {
+		t.Fatalf("Trust = %q, %v; want %q", line, err, hk.Line)
+	}
+	if _, err := r.Trust(ctx, "origin", hk.Fingerprint, known); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readFile(t, known)); got != hk.Line+"\n" {
+		t.Errorf("known_hosts = %q", got)
+	}
+	if err := r.Push(ctx, "origin", head(t, dir), "", nil); err != nil {
+		t.Fatalf("push after trusting: %v", err)
+	}
+	// The file's line is what OpenSSH reads too.
+	if out, err := exec.Command("ssh-keygen", "-F", knownhosts.Normalize(srv.addr), "-f", known).CombinedOutput(); err == nil &&
+		!strings.Contains(string(out), "found") {
+		t.Errorf("ssh-keygen -F does not find the host:\n%s", out)
+	}
+}
