@@ -2,59 +2,21 @@ package remote_test
 
 import (
 	"errors"
-	"net"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/internal/gitserve"
 	"github.com/norn-vault/norn/sync/remote"
 )
-
-// gitHTTPServer serves the bare repositories under root over real smart HTTP
-// (git http-backend through CGI) on 127.0.0.1, taking only Basic auth whose
-// password is token. A refusal echoes the password it got, as a careless proxy
-// might: the client must keep it out of its errors anyway.
-func gitHTTPServer(t *testing.T, root, token string) string {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=tester", "GIT_CONFIG_NOSYSTEM=1"},
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, pass, ok := r.BasicAuth()
-		if !ok || pass != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "bad credentials: "+pass, http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(w, r)
-	}))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 func TestRemotes_HTTPToken(t *testing.T) {
 	ctx := t.Context()
 	const token = "ghp_s3cretTOKENvalue"
 	bare := newBare(t)
 	git(t, bare, "config", "http.receivepack", "true")
-	url := gitHTTPServer(t, filepath.Dir(bare), token) + "/" + filepath.Base(bare)
+	url := gitserve.HTTP(t, filepath.Dir(bare), token) + "/" + filepath.Base(bare)
 	dir := newVault(t)
 	creds := map[string]remote.Credentials{
 		"origin": {Token: token},
@@ -122,7 +84,7 @@ func TestRemotes_HTTPToken(t *testing.T) {
 // Username and password go as Basic auth as they are.
 func TestRemotes_HTTPPassword(t *testing.T) {
 	bare := newBare(t)
-	url := gitHTTPServer(t, filepath.Dir(bare), "pa55word") + "/" + filepath.Base(bare)
+	url := gitserve.HTTP(t, filepath.Dir(bare), "pa55word") + "/" + filepath.Base(bare)
 	dir := newVault(t)
 	r := open(t, dir, remote.Options{Credentials: func(string) remote.Credentials {
 		return remote.Credentials{Username: "me", Password: config.Secret("pa55word")}

@@ -2,17 +2,14 @@ package remote_test
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/pem"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/skeema/knownhosts"
@@ -20,133 +17,9 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/internal/gitserve"
 	"github.com/norn-vault/norn/sync/remote"
 )
-
-// sshServer is an SSH server in the test process that runs the real
-// git-upload-pack and git-receive-pack for clients holding the authorized key.
-type sshServer struct {
-	addr    string
-	hostKey ssh.Signer
-	execs   atomic.Int32 // git commands run
-}
-
-func newKey(t testing.TB) (ssh.Signer, ed25519.PrivateKey) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, priv
-}
-
-func startSSHServer(t *testing.T, authorized ssh.PublicKey) *sshServer {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostKey, _ := newKey(t)
-	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
-		if string(k.Marshal()) == string(authorized.Marshal()) {
-			return nil, nil
-		}
-		return nil, errors.New("key not authorized")
-	}}
-	cfg.AddHostKey(hostKey)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sshServer{addr: ln.Addr().String(), hostKey: hostKey}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { s.serve(c, cfg, strings.TrimSpace(string(execPath)), &wg) })
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return s
-}
-
-func (s *sshServer) serve(c net.Conn, cfg *ssh.ServerConfig, execPath string, wg *sync.WaitGroup) {
-	sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
-	if err != nil {
-		c.Close()
-		return
-	}
-	defer sc.Close()
-	wg.Go(func() { ssh.DiscardRequests(reqs) })
-	for nc := range chans {
-		if nc.ChannelType() != "session" {
-			nc.Reject(ssh.UnknownChannelType, "only sessions")
-			continue
-		}
-		ch, creqs, err := nc.Accept()
-		if err != nil {
-			return
-		}
-		wg.Go(func() { s.session(ch, creqs, execPath, wg) })
-	}
-}
-
-func (s *sshServer) session(ch ssh.Channel, reqs <-chan *ssh.Request, execPath string, wg *sync.WaitGroup) {
-	defer ch.Close()
-	for req := range reqs {
-		if req.Type != "exec" {
-			req.Reply(false, nil)
-			continue
-		}
-		var p struct{ Command string }
-		if ssh.Unmarshal(req.Payload, &p) != nil {
-			req.Reply(false, nil)
-			return
-		}
-		name, arg, _ := strings.Cut(p.Command, " ")
-		if name != "git-upload-pack" && name != "git-receive-pack" {
-			req.Reply(false, nil)
-			return
-		}
-		req.Reply(true, nil)
-		s.execs.Add(1)
-		cmd := exec.Command(filepath.Join(execPath, name), strings.Trim(arg, "'"))
-		cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
-		stdin, _ := cmd.StdinPipe()
-		code := uint32(1)
-		if cmd.Start() == nil {
-			wg.Go(func() { io.Copy(stdin, ch); stdin.Close() })
-			code = 0
-			if cmd.Wait() != nil {
-				code = 1
-			}
-		}
-		ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{code}))
-		return
-	}
-}
 
 // writeKey writes a private key file (encrypted when passphrase is set).
 func writeKey(t *testing.T, priv ed25519.PrivateKey, passphrase string) string {
@@ -183,15 +56,15 @@ func writeKnownHosts(t *testing.T, addr string, keys ...ssh.PublicKey) string {
 
 func TestRemotes_SSH(t *testing.T) {
 	ctx := t.Context()
-	client, priv := newKey(t)
-	srv := startSSHServer(t, client.PublicKey())
+	client, priv := gitserve.NewKey(t)
+	srv := gitserve.SSH(t, client.PublicKey())
 	bare := newBare(t)
-	url := "ssh://git@" + srv.addr + bare
+	url := "ssh://git@" + srv.Addr + bare
 	keyFile := writeKey(t, priv, "")
-	known := writeKnownHosts(t, srv.addr, srv.hostKey.PublicKey())
-	other, _ := newKey(t)
-	changed := writeKnownHosts(t, srv.addr, other.PublicKey())
-	wrongKey := writeKey(t, func() ed25519.PrivateKey { _, p := newKey(t); return p }(), "")
+	known := writeKnownHosts(t, srv.Addr, srv.HostKey.PublicKey())
+	other, _ := gitserve.NewKey(t)
+	changed := writeKnownHosts(t, srv.Addr, other.PublicKey())
+	wrongKey := writeKey(t, func() ed25519.PrivateKey { _, p := gitserve.NewKey(t); return p }(), "")
 	creds := map[string]remote.Credentials{
 		"origin":   {SSHKey: keyFile, KnownHosts: []string{known}},
 		"unknown":  {SSHKey: keyFile, KnownHosts: []string{filepath.Join(t.TempDir(), "missing_known_hosts")}},
@@ -222,8 +95,8 @@ func TestRemotes_SSH(t *testing.T) {
 
 	// Unknown and changed host keys are refused before any git command runs,
 	// with the fingerprint and how to trust it.
-	runs := srv.execs.Load()
-	want := ssh.FingerprintSHA256(srv.hostKey.PublicKey())
+	runs := srv.Execs.Load()
+	want := ssh.FingerprintSHA256(srv.HostKey.PublicKey())
 	for _, name := range []string{"unknown", "nofile", "changed"} {
 		_, ferr := r.Fetch(ctx, name, nil)
 		perr := r.Push(ctx, name, commit(t, dir, name+".md", "# x\n"), c1, nil)
@@ -236,12 +109,12 @@ func TestRemotes_SSH(t *testing.T) {
 				!strings.Contains(err.Error(), "norn remote trust") {
 				t.Errorf("%s: %+v\n%v", name, hk, err)
 			}
-			if name == "unknown" && !strings.Contains(hk.Line, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(srv.hostKey.PublicKey())))) {
+			if name == "unknown" && !strings.Contains(hk.Line, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(srv.HostKey.PublicKey())))) {
 				t.Errorf("known_hosts line %q does not hold the host key", hk.Line)
 			}
 		}
 	}
-	if srv.execs.Load() != runs {
+	if srv.Execs.Load() != runs {
 		t.Errorf("a git command ran for an untrusted host key")
 	}
 	if got := remoteTip(t, bare); got != c1 {
@@ -254,10 +127,10 @@ func TestRemotes_SSH(t *testing.T) {
 
 func TestRemotes_SSHPassphraseAndAgent(t *testing.T) {
 	ctx := t.Context()
-	client, priv := newKey(t)
-	srv := startSSHServer(t, client.PublicKey())
+	client, priv := gitserve.NewKey(t)
+	srv := gitserve.SSH(t, client.PublicKey())
 	bare := newBare(t)
-	known := writeKnownHosts(t, srv.addr, srv.hostKey.PublicKey())
+	known := writeKnownHosts(t, srv.Addr, srv.HostKey.PublicKey())
 	const pass = "correct-horse-battery"
 	encrypted := writeKey(t, priv, pass)
 
@@ -292,7 +165,7 @@ func TestRemotes_SSHPassphraseAndAgent(t *testing.T) {
 	dir := newVault(t)
 	r := open(t, dir, remote.Options{Credentials: func(n string) remote.Credentials { return creds[n] }})
 	for name := range creds {
-		if err := r.Add(name, "ssh://git@"+srv.addr+bare); err != nil {
+		if err := r.Add(name, "ssh://git@"+srv.Addr+bare); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -317,21 +190,21 @@ func TestRemotes_SSHPassphraseAndAgent(t *testing.T) {
 // it, the transfer that was refused works.
 func TestRemotes_Trust(t *testing.T) {
 	ctx := t.Context()
-	client, priv := newKey(t)
-	srv := startSSHServer(t, client.PublicKey())
+	client, priv := gitserve.NewKey(t)
+	srv := gitserve.SSH(t, client.PublicKey())
 	bare := newBare(t)
 	known := filepath.Join(t.TempDir(), "ssh", "known_hosts")
 	creds := remote.Credentials{SSHKey: writeKey(t, priv, ""), KnownHosts: []string{known}}
 	dir := newVault(t)
 	r := open(t, dir, remote.Options{Credentials: func(string) remote.Credentials { return creds }})
-	if err := r.Add("origin", "ssh://git@"+srv.addr+bare); err != nil {
+	if err := r.Add("origin", "ssh://git@"+srv.Addr+bare); err != nil {
 		t.Fatal(err)
 	}
 	var hk *remote.HostKeyError
 	if _, err := r.Fetch(ctx, "origin", nil); !errors.As(err, &hk) {
 		t.Fatalf("fetch before trusting: %v", err)
 	}
-	other, _ := newKey(t)
+	other, _ := gitserve.NewKey(t)
 	for _, fp := range []string{ssh.FingerprintSHA256(other.PublicKey()), "MD5:aa", ""} {
 		if _, err := r.Trust(ctx, "origin", fp, known); err == nil {
 			t.Fatalf("Trust(%q) accepted a fingerprint the server does not have", fp)
@@ -354,7 +227,7 @@ func TestRemotes_Trust(t *testing.T) {
 		t.Fatalf("push after trusting: %v", err)
 	}
 	// The file's line is what OpenSSH reads too.
-	if out, err := exec.Command("ssh-keygen", "-F", knownhosts.Normalize(srv.addr), "-f", known).CombinedOutput(); err == nil &&
+	if out, err := exec.Command("ssh-keygen", "-F", knownhosts.Normalize(srv.Addr), "-f", known).CombinedOutput(); err == nil &&
 		!strings.Contains(string(out), "found") {
 		t.Errorf("ssh-keygen -F does not find the host:\n%s", out)
 	}
