@@ -185,3 +185,34 @@ func TestRemotes_FetchUnreachable(t *testing.T) {
 		t.Errorf("cancelled push left a tracking ref")
 	}
 }
+
+// The remote's own refusals: a branch that is expected but absent is a moved
+// remote; a non-bare repository with the branch checked out refuses for itself.
+func TestRemotes_PushRefusedByRemote(t *testing.T) {
+	ctx := t.Context()
+	dir, bare := newVault(t), newBare(t)
+	r := open(t, dir, remote.Options{})
+	if err := r.Add("origin", bare); err != nil {
+		t.Fatal(err)
+	}
+	c1 := head(t, dir)
+	if err := r.Push(ctx, "origin", c1, c1, nil); !errors.Is(err, remote.ErrRemoteMoved) {
+		t.Errorf("push expecting a tip on an empty remote = %v, want ErrRemoteMoved", err)
+	}
+	other := newVault(t)
+	if err := r.Add("checkedout", other); err != nil {
+		t.Fatal(err)
+	}
+	tip := head(t, other)
+	if _, err := r.Fetch(ctx, "checkedout", nil); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "merge", "-q", "--allow-unrelated-histories", "-m", "m", string(tip))
+	err := r.Push(ctx, "checkedout", head(t, dir), tip, nil)
+	if !errors.Is(err, remote.ErrRejected) || errors.Is(err, remote.ErrRemoteMoved) {
+		t.Errorf("push to a checked-out branch = %v, want ErrRejected", err)
+	}
+	if head(t, other) != tip {
+		t.Errorf("the refused push moved the other repository")
+	}
+}
