@@ -163,3 +163,27 @@ func TestRemotes_AddRespectsGitLock(t *testing.T) {
 		t.Errorf("remote added despite the lock: %q", got)
 	}
 }
+
+// The package's errors match the repo sentinels one classifier renders.
+func TestErrors_Kinds(t *testing.T) {
+	for _, tc := range []struct {
+		err, kind error
+	}{
+		{remote.ErrInvalid, repo.ErrInvalid},
+		{remote.ErrExists, repo.ErrInvalid},
+		{remote.ErrNotFound, repo.ErrNotFound},
+		{remote.ErrNotCommit, repo.ErrNotFound},
+		{remote.ErrRemoteMoved, repo.ErrConflict},
+		{remote.ErrNotFastForward, repo.ErrConflict},
+		{remote.ErrAuth, repo.ErrInvalid},
+		{&remote.HostKeyError{Host: "h"}, repo.ErrInvalid},
+		{&remote.HostKeyError{Host: "h"}, remote.ErrHostKey},
+	} {
+		if !errors.Is(tc.err, tc.kind) {
+			t.Errorf("%v does not match %v", tc.err, tc.kind)
+		}
+	}
+	if errors.Is(remote.ErrRemoteMoved, remote.ErrNotFastForward) || errors.Is(remote.ErrAuth, remote.ErrHostKey) {
+		t.Error("distinct sentinels match each other")
+	}
+}

@@ -28,9 +28,11 @@ var (
 	// protected branch, a non-bare repository with the branch checked out).
 	ErrRejected = errors.New("rejected by the remote")
 	// ErrAuth: the remote refused the credentials, or wanted some and had none.
-	ErrAuth = errors.New("authentication failed")
+	// Fix the machine's settings: it matches repo.ErrInvalid.
+	ErrAuth error = &kindError{"authentication failed", repo.ErrInvalid}
 	// ErrHostKey: an SSH server's host key is unknown or changed; see *HostKeyError.
-	ErrHostKey = errors.New("ssh host key not trusted")
+	// Trust the key (after checking it): it matches repo.ErrInvalid.
+	ErrHostKey error = &kindError{"ssh host key not trusted", repo.ErrInvalid}
 	// ErrUnreachable: the remote could not be reached or is not a git repository.
 	ErrUnreachable = errors.New("remote unreachable")
 	// ErrNotCommit: a commit id given to the package is not a commit in the vault.
@@ -76,8 +78,8 @@ func (e *HostKeyError) Error() string {
 		"norn remote trust NAME %s (or add this line to a known_hosts file: %s)", e.Host, e.Fingerprint, files, e.Fingerprint, e.Line)
 }
 
-// Is makes a *HostKeyError match ErrHostKey.
-func (e *HostKeyError) Is(target error) bool { return target == ErrHostKey }
+// Is makes a *HostKeyError match ErrHostKey (and so repo.ErrInvalid).
+func (e *HostKeyError) Is(target error) bool { return target == ErrHostKey || errors.Is(ErrHostKey, target) }
 
 // redactedError is an error whose text had secrets replaced; it keeps the chain
 // for errors.Is/As.
