@@ -79,7 +79,9 @@ func (e *HostKeyError) Error() string {
 }
 
 // Is makes a *HostKeyError match ErrHostKey (and so repo.ErrInvalid).
-func (e *HostKeyError) Is(target error) bool { return target == ErrHostKey || errors.Is(ErrHostKey, target) }
+func (e *HostKeyError) Is(target error) bool {
+	return target == ErrHostKey || errors.Is(ErrHostKey, target)
+}
 
 // redactedError is an error whose text had secrets replaced; it keeps the chain
 // for errors.Is/As.
