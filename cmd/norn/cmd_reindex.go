@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/norn-vault/norn/server"
 )
 
 func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
@@ -19,8 +21,23 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	defer v.Close()
 	x := openIndexer(ctx, e, g, v, settings)
 	defer x.Close()
-	tty := isTerminal(e.stderr)
 	start := time.Now()
+	if err := rebuildWithBar(ctx, e, x); err != nil {
+		return err
+	}
+	commit, _ := x.Status()
+	took := time.Since(start)
+	if g.json {
+		return printJSON(e, map[string]any{"index_commit": commit, "took_ms": took.Milliseconds()})
+	}
+	fmt.Fprintf(e.stdout, "index rebuilt at %.12s in %s\n", commit, took.Round(time.Millisecond))
+	return nil
+}
+
+// rebuildWithBar rebuilds the index from HEAD, drawing a progress bar on stderr
+// when it is a terminal.
+func rebuildWithBar(ctx context.Context, e *env, x *server.Indexer) error {
+	tty := isTerminal(e.stderr)
 	last := time.Time{}
 	drawn, lastTotal := false, 0
 	draw := func(done, total int) {
@@ -32,7 +49,7 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintf(e.stderr, "\rindexing [%-*s] %d/%d", width, bar(fill), done, total)
 		drawn, lastTotal = true, total
 	}
-	err = x.Rebuild(ctx, func(done, total int) {
+	err := x.Rebuild(ctx, func(done, total int) {
 		if tty && time.Since(last) >= 100*time.Millisecond {
 			last = time.Now()
 			draw(done, total)
@@ -46,16 +63,7 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		fmt.Fprintln(e.stderr)
 	}
-	if err != nil {
-		return err
-	}
-	commit, _ := x.Status()
-	took := time.Since(start)
-	if g.json {
-		return printJSON(e, map[string]any{"index_commit": commit, "took_ms": took.Milliseconds()})
-	}
-	fmt.Fprintf(e.stdout, "index rebuilt at %.12s in %s\n", commit, took.Round(time.Millisecond))
-	return nil
+	return err
 }
 
 func bar(n int) string {

@@ -70,13 +70,7 @@ func runRemote(ctx context.Context, e *env, g *globals, args []string) error {
 }
 
 func remoteAdd(e *env, g *globals, rs *remote.Remotes, name, url string) error {
-	// A relative local path is made absolute here, where the current folder means
-	// something; the library takes absolute paths only.
-	if _, err := remote.ParseURL(url); err != nil && !strings.Contains(url, "://") && !strings.Contains(url, ":") {
-		if abs, aerr := filepath.Abs(url); aerr == nil {
-			url = abs
-		}
-	}
+	url = absLocalURL(url)
 	if err := rs.Add(name, url); err != nil {
 		return err
 	}
@@ -85,6 +79,18 @@ func remoteAdd(e *env, g *globals, rs *remote.Remotes, name, url string) error {
 	}
 	fmt.Fprintf(e.stdout, "added remote %s %s\n", name, url)
 	return nil
+}
+
+// absLocalURL makes a relative local path absolute here, where the current folder
+// means something; the library takes absolute paths only. Anything else is
+// returned as it is, for remote.ParseURL to judge.
+func absLocalURL(url string) string {
+	if _, err := remote.ParseURL(url); err != nil && url != "" && !strings.Contains(url, ":") {
+		if abs, aerr := filepath.Abs(url); aerr == nil {
+			return abs
+		}
+	}
+	return url
 }
 
 func remoteList(e *env, g *globals, rs *remote.Remotes) error {

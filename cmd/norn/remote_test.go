@@ -182,3 +182,51 @@ func TestCLI_RemoteTrust(t *testing.T) {
 		t.Fatalf("check after trust: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestCLI_Clone: norn clone makes a working vault from a remote a norn vault
+// pushed to: files checked out, git status clean, the index built (search finds a
+// note), origin tracked; an empty remote gets the seeded first commit, ahead by one.
+func TestCLI_Clone(t *testing.T) {
+	src := newVault(t)
+	mustCLI(t, src, "---\ntitle: Bloom filters\ntags: [data-structures]\n---\n# Bloom filters\nHashing into bits.\n", "write", "tech/bloom.md")
+	bare := newBareRemote(t)
+	mustCLI(t, src, "", "remote", "add", "origin", bare)
+	git(t, src, "push", "-q", "origin", "main")
+
+	dst := filepath.Join(t.TempDir(), "laptop")
+	out, errs, code := cli(t, "", "", "clone", bare, dst, "--json")
+	if code != 0 {
+		t.Fatalf("clone: exit %d\n%s%s", code, out, errs)
+	}
+	m := decode(t, out)
+	srcHead := strings.TrimSpace(git(t, src, "rev-parse", "HEAD"))
+	if m["remote_tip"] != srcHead || m["head"] != srcHead || m["seeded"] != false {
+		t.Errorf("clone --json: %v (source at %s)", m, srcHead)
+	}
+	if st := git(t, dst, "status", "--porcelain"); st != "" {
+		t.Errorf("clone not clean:\n%s", st)
+	}
+	if got := mustCLI(t, dst, "", "read", "tech/bloom.md"); !strings.Contains(got, "Hashing into bits.") {
+		t.Errorf("read in the clone: %q", got)
+	}
+	if got := mustCLI(t, dst, "", "search", "hashing", "--json"); !strings.Contains(got, "tech/bloom.md") {
+		t.Errorf("search in the clone:\n%s", got)
+	}
+	if got := strings.TrimSpace(git(t, dst, "config", "branch.main.remote")); got != "origin" {
+		t.Errorf("branch.main.remote = %q", got)
+	}
+	// Into a non-empty folder: refused, untouched.
+	if _, _, code := cli(t, "", "", "clone", bare, dst); code != exitError {
+		t.Errorf("clone into a vault: exit %d", code)
+	}
+
+	empty := filepath.Join(t.TempDir(), "fresh")
+	m = decode(t, mustCLI(t, "", "", "clone", newBareRemote(t), empty, "--json"))
+	if m["remote_tip"] != "" || m["seeded"] != true || m["head"] == "" {
+		t.Errorf("clone of an empty remote: %v", m)
+	}
+	c := decode(t, mustCLI(t, empty, "", "remote", "check", "origin", "--json"))
+	if c["ahead"] != 1.0 || c["behind"] != 0.0 {
+		t.Errorf("check after an empty clone: %v", c)
+	}
+}
