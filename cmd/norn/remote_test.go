@@ -129,6 +129,18 @@ func TestCLI_RemoteCredentials(t *testing.T) {
 	if !strings.Contains(errs, "level=DEBUG") {
 		t.Errorf("-v logged nothing, so the log check proves nothing:\n%s", errs)
 	}
+	// A token in the committed .norn/config.yaml (put there with git) is never used.
+	cfgYAML := filepath.Join(dir, ".norn", "config.yaml")
+	b, err := os.ReadFile(cfgYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cfgYAML, append(b, []byte("remotes:\n  origin:\n    token: "+token+"\n")...), 0o644)
+	git(t, dir, "commit", "-qam", "token in the shared config")
+	if _, errs, code := cliEnv(t, dir, nil, "remote", "check", "origin"); code != exitError || !strings.Contains(errs, "authentication failed") {
+		t.Errorf("a token from .norn/config.yaml was used: exit %d\n%s", code, errs)
+	}
+	git(t, dir, "reset", "-q", "--hard", "HEAD~1")
 	// machine.yaml never ends up in a commit, and the token in no git file.
 	if out := git(t, dir, "ls-files"); strings.Contains(out, "machine.yaml") {
 		t.Errorf("machine.yaml tracked: %s", out)
