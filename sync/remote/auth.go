@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -144,6 +145,9 @@ func (s *session) sshAuth(rem Remote, c Credentials) error {
 	return nil
 }
 
+// sshConnectTimeout bounds an SSH connect and handshake.
+const sshConnectTimeout = 30 * time.Second
+
 // sshAuth is go-git's ssh.AuthMethod with our host key check and algorithms.
 type sshAuth struct {
 	user    string
@@ -162,6 +166,9 @@ func (a *sshAuth) ClientConfig() (*ssh.ClientConfig, error) {
 		Auth:              a.methods,
 		HostKeyCallback:   a.hk.check,
 		HostKeyAlgorithms: a.hk.algorithms,
+		// go-git dials without the transfer's context: bound the connect and
+		// handshake here (the context still bounds the transfer after it).
+		Timeout: sshConnectTimeout,
 	}, nil
 }
 
