@@ -104,7 +104,7 @@ func parseSchemeURL(raw, scheme string, bad func(string) error) (Kind, error) {
 	if u.User != nil {
 		if _, hasPass := u.User.Password(); hasPass || scheme != "ssh" {
 			return "", bad("credentials do not go in the URL (it is stored in .git/config and shown by git remote -v); " +
-				"set them in .git/norn/machine.yaml under remotes.NAME (token_env, username, password_env)")
+				"give them in this machine's settings or environment instead (docs/sync.md, \"Credentials\")")
 		}
 	}
 	switch scheme {
