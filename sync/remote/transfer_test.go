@@ -216,3 +216,25 @@ func TestRemotes_PushRefusedByRemote(t *testing.T) {
 		t.Errorf("the refused push moved the other repository")
 	}
 }
+
+// A remote with other branches but not the vault's: no tip, and the first push
+// creates the branch beside the others.
+func TestRemotes_FetchWithoutTheBranch(t *testing.T) {
+	ctx := t.Context()
+	dir, bare := newVault(t), newBare(t)
+	other := newVault(t)
+	git(t, other, "push", "-q", bare, "main:refs/heads/elsewhere")
+	r := open(t, dir, remote.Options{})
+	if err := r.Add("origin", bare); err != nil {
+		t.Fatal(err)
+	}
+	if tip, err := r.Fetch(ctx, "origin", nil); err != nil || tip != "" {
+		t.Fatalf("Fetch = %q, %v; want no tip", tip, err)
+	}
+	if err := r.Push(ctx, "origin", head(t, dir), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if remoteTip(t, bare) != head(t, dir) || git(t, bare, "rev-parse", "elsewhere") != string(head(t, other)) {
+		t.Errorf("remote branches after the first push: %s", git(t, bare, "for-each-ref"))
+	}
+}
