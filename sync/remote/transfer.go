@@ -135,7 +135,11 @@ func (r *Remotes) Push(ctx context.Context, name string, local, expected repo.Co
 	return nil
 }
 
-// pushError classifies go-git's push outcome.
+// pushError classifies go-git's push outcome. go-git reports these cases as
+// unexported fmt.Errorf texts (and receive-pack's per-ref status as text), so this
+// one boundary matches on their wording; everything past it uses our sentinels.
+// receive-pack's "failed to update ref" is also what a remote out of disk space
+// says: taken as a moved remote, the caller's bounded fetch-and-retry ends it.
 func (r *Remotes) pushError(ctx context.Context, s *session, err error) error {
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil
