@@ -49,10 +49,18 @@ func (s *session) explain(err error) error {
 		err = fmt.Errorf("%w (check the token, username or password set for this remote in .git/norn/machine.yaml or the environment): %w", ErrAuth, err)
 	case isSSHAuthFailure(err):
 		err = fmt.Errorf("%w (check ssh_key, or that the ssh agent holds a key the server accepts): %w", ErrAuth, err)
-	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrInvalidAuthMethod):
+	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrInvalidAuthMethod),
+		isNetError(err):
 		err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return redact(err, s.secrets...)
+}
+
+// isNetError reports a failure to reach the host (refused, unresolvable, timed out).
+func isNetError(err error) bool {
+	var ne net.Error
+	var dns *net.DNSError
+	return errors.As(err, &ne) || errors.As(err, &dns)
 }
 
 func isSSHAuthFailure(err error) bool {

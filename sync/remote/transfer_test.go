@@ -3,11 +3,13 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/internal/gitserve"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
 )
@@ -166,8 +168,8 @@ func TestRemotes_FetchUnreachable(t *testing.T) {
 	if err := r.Add("gone", missing); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Fetch(t.Context(), "gone", nil); err == nil {
-		t.Fatal("fetch from a missing repository succeeded")
+	if _, err := r.Fetch(t.Context(), "gone", nil); !errors.Is(err, remote.ErrUnreachable) {
+		t.Fatalf("fetch from a missing repository = %v, want ErrUnreachable", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -236,5 +238,30 @@ func TestRemotes_FetchWithoutTheBranch(t *testing.T) {
 	}
 	if remoteTip(t, bare) != head(t, dir) || git(t, bare, "rev-parse", "elsewhere") != string(head(t, other)) {
 		t.Errorf("remote branches after the first push: %s", git(t, bare, "for-each-ref"))
+	}
+}
+
+// A host nobody listens on is ErrUnreachable, over HTTP and SSH alike.
+func TestRemotes_HostDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := newVault(t)
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	_, priv := gitserve.NewKey(t)
+	keyFile := writeKey(t, priv, "")
+	r := open(t, dir, remote.Options{Credentials: func(string) remote.Credentials {
+		return remote.Credentials{SSHKey: keyFile, KnownHosts: []string{known}, Token: "t"}
+	}})
+	for name, url := range map[string]string{"web": "http://" + addr + "/x.git", "ssh": "ssh://git@" + addr + "/x.git"} {
+		if err := r.Add(name, url); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Fetch(t.Context(), name, nil); !errors.Is(err, remote.ErrUnreachable) {
+			t.Errorf("%s: fetch from a host that is down = %v, want ErrUnreachable", name, err)
+		}
 	}
 }
