@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,6 +20,5 @@ func TestDumpRankings(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dump, s.name+".json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_ = context.Background()
 	}
 }

@@ -150,22 +150,31 @@ func (r *Reranker) Label(answered string) string {
 // fails: whatever goes wrong, the BM25 order stands and Engine says why.
 func (r *Reranker) Rerank(ctx context.Context, mode Mode, query string, cands []Candidate) Result {
 	res := Result{Candidates: cands, Engine: "bm25"}
-	var top [2]float64
-	var sent []int
-	for i, c := range cands {
-		if c.Private {
-			continue
+	var top [2]float64 // the gate sees public scores only: calling says nothing of a private note
+	n := 0
+	for _, c := range cands {
+		if n == 2 {
+			break
 		}
-		if len(sent) < 2 {
-			top[len(sent)] = c.Score
-		}
-		if len(sent) < r.o.K {
-			sent = append(sent, i)
+		if !c.Private {
+			top[n] = c.Score
+			n++
 		}
 	}
-	res.Gate = r.o.Gate.Decide(top[:min(len(sent), 2)])
-	if mode == Off || (mode == Auto && !res.Gate.Contested) || len(sent) == 0 {
+	res.Gate = r.o.Gate.Decide(top[:n])
+	if mode == Off || (mode == Auto && !res.Gate.Contested) || n == 0 {
 		return res
+	}
+	return r.rerank(ctx, query, cands, res)
+}
+
+// rerank sends the top K public candidates and merges the answer into res.
+func (r *Reranker) rerank(ctx context.Context, query string, cands []Candidate, res Result) Result {
+	sent := make([]int, 0, r.o.K)
+	for i, c := range cands {
+		if !c.Private && len(sent) < r.o.K {
+			sent = append(sent, i)
+		}
 	}
 	public := make([]Candidate, len(sent))
 	ids := make([]string, len(sent))
