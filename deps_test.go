@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"errcode":      {"note", "config", "repo", "graph", "hooks"},
 	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"},
 	"bench/metric": {},
-	"bench":        {"note", "repo", "server", "bench/metric"},
+	"bench":        {"note", "repo", "server", "rerank", "bench/metric"},
 	"cmd/norn":     {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode", "server", "bench", "bench/metric"},
 }
 

@@ -2,8 +2,8 @@ package bench
 
 import (
 	"context"
-	"log/slog"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
