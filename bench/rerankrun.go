@@ -13,8 +13,8 @@ import (
 // RerankStats count what a rerank run did.
 type RerankStats struct {
 	Queries, Gated, Calls, Cached, Failed int
-	TokensIn, TokensOut                  int
-	Latencies                            []time.Duration // of the calls made
+	TokensIn, TokensOut                   int
+	Latencies                             []time.Duration // of the calls made
 }
 
 // RerankRun passes each query's BM25 ranking through r under mode (all results
