@@ -138,3 +138,41 @@ func Worse(q metric.Qrels, base, run map[string][]string, k int) int {
 	}
 	return n
 }
+
+// RerankReport is what `norn bench search --rerank` measured against the
+// configured endpoint: the gate, the quality with and without rerank, and the
+// calls' cost.
+type RerankReport struct {
+	Engine    string  `json:"engine"` // the label of a reranked answer
+	Queries   int     `json:"queries"`
+	GateRate  float64 `json:"gate_rate"`
+	Calls     int     `json:"calls"`
+	Cached    int     `json:"cached"`
+	Failed    int     `json:"failed"`
+	TokensIn  int     `json:"tokens_in"`
+	TokensOut int     `json:"tokens_out"`
+	P50MS     float64 `json:"p50_ms"`
+	P95MS     float64 `json:"p95_ms"`
+	// With judgements: the gate's figures and both runs' scores at Limit.
+	Gate     *GateFigures   `json:"gate,omitempty"`
+	BM25     *metric.Scores `json:"bm25,omitempty"`
+	Reranked *metric.Scores `json:"reranked,omitempty"`
+}
+
+// EvaluateRerank runs queries' rankings through r in mode and reports it; q may be
+// nil (no quality figures).
+func EvaluateRerank(ctx context.Context, r *rerank.Reranker, mode rerank.Mode, g rerank.Gate, queries []Query, q metric.Qrels, rankings map[string][]Ranked) RerankReport {
+	run, st := RerankRun(ctx, r, mode, queries, rankings)
+	rep := RerankReport{Engine: r.Label(""), Queries: st.Queries, Calls: st.Calls, Cached: st.Cached, Failed: st.Failed,
+		TokensIn: st.TokensIn, TokensOut: st.TokensOut}
+	if st.Queries > 0 {
+		rep.GateRate = metric.Round(float64(st.Gated)/float64(st.Queries), 4)
+	}
+	rep.P50MS, rep.P95MS, _, _ = latencyStats(st.Latencies)
+	if q != nil {
+		gf := Gate(g, q, rankings, 20)
+		b, rr := metric.Score(q, BM25Run(rankings), Limit), metric.Score(q, run, Limit)
+		rep.Gate, rep.BM25, rep.Reranked = &gf, &b, &rr
+	}
+	return rep
+}
