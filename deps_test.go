@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"ledger":       {"note", "repo"},
 	"sync/remote":  {"note", "repo", "config"},
 	"sync/feed":    {"note", "repo"},
-	"errcode":      {"note", "config", "repo", "graph", "hooks"},
+	"errcode":      {"note", "config", "repo", "graph", "hooks", "rerank"},
 	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"},
 	"bench/metric": {},
 	"bench":        {"note", "repo", "server", "rerank", "bench/metric"},

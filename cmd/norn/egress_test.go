@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,25 @@ func TestEgress(t *testing.T) {
 	}
 	if _, errs, code := cli(t, dir, "", "egress", "--since", "yesterday"); code == 0 || !strings.Contains(errs, "--since") {
 		t.Fatalf("bad --since: exit %d %q", code, errs)
+	}
+}
+
+// TestEgress_Malformed: a line that is not a record is invalid (exit 1, code
+// invalid), naming the line; the file is left as it was.
+func TestEgress_Malformed(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "", "init")
+	p := egressPath(dir + "/.git")
+	bad := "{\"time\":\"2026-12-01T10:00:00Z\",\"host\":\"h\",\"model\":\"m\",\"query_sha256\":\"x\",\"paths\":[],\"tokens_in\":0,\"tokens_out\":0,\"latency_ms\":0,\"outcome\":\"ok\"}\nnot a record\n"
+	if err := os.WriteFile(p, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := cli(t, dir, "", "egress", "--json")
+	m := decode(t, out)
+	if code != 1 || m["code"] != "invalid" || !strings.Contains(m["error"].(string), "line 2") {
+		t.Fatalf("exit %d %v", code, m)
+	}
+	if b, _ := os.ReadFile(p); string(b) != bad {
+		t.Fatal("the egress file changed")
 	}
 }
