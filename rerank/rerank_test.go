@@ -3,14 +3,18 @@ package rerank_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/norn-vault/norn/rerank"
 )
@@ -319,5 +323,69 @@ func TestReadEgress(t *testing.T) {
 		if _, err := rerank.ReadEgress(strings.NewReader(bad), time.Time{}); !errors.Is(err, rerank.ErrEgress) || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// TestReranker_Rerank_PromptBound: long texts are capped and cut so that the
+// whole prompt stays within MaxTokens (4 bytes a token); titles and paths stay.
+func TestReranker_Rerank_PromptBound(t *testing.T) {
+	e := newEndpoint(t, favour(t))
+	r, _, _ := newReranker(t, e.url(), func(o *rerank.Options) { o.K = 50; o.MaxTokens = 2000 })
+	var cs []rerank.Candidate
+	for i := range 50 {
+		cs = append(cs, rerank.Candidate{ID: fmt.Sprint(i), Path: fmt.Sprintf("p/%d.md", i), Title: fmt.Sprintf("Title %d", i),
+			Text: strings.Repeat("wörd \"quoted\" \x01 ", 400), Score: 10})
+	}
+	if res := r.Rerank(context.Background(), rerank.Auto, "q", cs); !res.Reranked {
+		t.Fatalf("engine %q", res.Engine)
+	}
+	var req chatReq
+	if err := json.Unmarshal(e.requests()[0], &req); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+	}
+	if n > 2000*4 {
+		t.Fatalf("prompt of %d bytes, bound %d", n, 2000*4)
+	}
+	q := req.query(t)
+	if len(q.Candidates) != 50 || q.Candidates[49].Title != "Title 49" || q.Candidates[0].Text == "" {
+		t.Fatalf("candidates cut wrongly: %d, %+v", len(q.Candidates), q.Candidates[49])
+	}
+	for _, c := range q.Candidates {
+		if !utf8.ValidString(c.Text) {
+			t.Fatal("a text was cut inside a character")
+		}
+	}
+}
+
+// TestReranker_Rerank_Concurrent: one Reranker serves many searches at once
+// (run under -race).
+func TestReranker_Rerank_Concurrent(t *testing.T) {
+	e := newEndpoint(t, favour(t, "b"))
+	r, _, egress := newReranker(t, e.url(), nil)
+	var wg sync.WaitGroup
+	bad := make(chan string, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			res := r.Rerank(context.Background(), rerank.Auto, fmt.Sprint("q", i%8), cands())
+			if !res.Reranked || res.Candidates[0].ID != "b" {
+				bad <- res.Engine
+			}
+		})
+	}
+	wg.Wait()
+	close(bad)
+	for b := range bad {
+		t.Errorf("a concurrent rerank: %q", b)
+	}
+	b, _ := os.ReadFile(egress)
+	if n := bytes.Count(b, []byte("\n")); n != len(e.requests()) || n < 8 {
+		t.Fatalf("%d egress lines for %d calls", n, len(e.requests()))
+	}
+	if bytes.Contains(b, []byte(testKey)) {
+		t.Fatal("the key is in the egress file")
 	}
 }
