@@ -96,6 +96,12 @@ func oracleReranker(t *testing.T, url string, k int) *rerank.Reranker {
 // under the merge rule. The figures are logged (go test -v) as the rows of
 // docs/search-quality.md's rerank tables. Skipped without ../shared.
 func TestRerankStudy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the rerank study is skipped in -short")
+	}
+	if raceEnabled {
+		t.Skip("the big corpora under -race take minutes: run without -race")
+	}
 	ctx := context.Background()
 	for _, s := range studySets(t) {
 		t.Run(s.name, func(t *testing.T) {
