@@ -68,3 +68,29 @@ func ReadEgress(r io.Reader, since time.Time) ([]Egress, error) {
 	}
 	return out, nil
 }
+
+// spentToday sums the calls and tokens the egress file at path records for day
+// (UTC, YYYY-MM-DD), so a budget holds across processes (each norn command is
+// one). Lines that are not records are skipped: the budget errs on no side but
+// never stops a search for a damaged log.
+func spentToday(path, day string) (calls, tokens int) {
+	if path == "" {
+		return 0, 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e Egress
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Time.UTC().Format(time.DateOnly) != day {
+			continue
+		}
+		calls++
+		tokens += e.TokensIn + e.TokensOut
+	}
+	return calls, tokens
+}

@@ -129,8 +129,11 @@ func New(o Options) (*Reranker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Reranker{o: o, url: strings.TrimRight(o.Endpoint, "/") + "/chat/completions", host: u.Host,
-		log: log, cache: map[string]map[string]float64{}}, nil
+	r := &Reranker{o: o, url: strings.TrimRight(o.Endpoint, "/") + "/chat/completions", host: u.Host,
+		log: log, cache: map[string]map[string]float64{}}
+	r.day = o.Now().UTC().Format(time.DateOnly)
+	r.calls, r.tokens = spentToday(o.EgressPath, r.day)
+	return r, nil
 }
 
 // Label names the engine of a successful rerank: the configured model, else

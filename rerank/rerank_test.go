@@ -389,3 +389,47 @@ func TestReranker_Rerank_Concurrent(t *testing.T) {
 		t.Fatal("the key is in the egress file")
 	}
 }
+
+// TestReranker_Rerank_BudgetAcrossProcesses: a new Reranker (a new norn
+// command) counts today's calls and tokens from the egress file.
+func TestReranker_Rerank_BudgetAcrossProcesses(t *testing.T) {
+	e := newEndpoint(t, favour(t, "c"))
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	egress := filepath.Join(t.TempDir(), "egress.jsonl")
+	lines := `{"time":"2026-12-06T23:59:00Z","host":"h","model":"m","query_sha256":"x","paths":[],"tokens_in":900000,"tokens_out":0,"latency_ms":1,"outcome":"ok"}
+{"time":"2026-12-07T01:00:00Z","host":"h","model":"m","query_sha256":"x","paths":[],"tokens_in":10,"tokens_out":0,"latency_ms":1,"outcome":"ok"}
+damaged line
+{"time":"2026-12-07T02:00:00Z","host":"h","model":"m","query_sha256":"y","paths":[],"tokens_in":10,"tokens_out":0,"latency_ms":1,"outcome":"timeout"}
+`
+	if err := os.WriteFile(egress, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func(calls, tokens int) *rerank.Reranker {
+		r, _, _ := newReranker(t, e.url(), func(o *rerank.Options) {
+			o.EgressPath, o.CallsPerDay, o.TokensPerDay = egress, calls, tokens
+			o.Now = func() time.Time { return now }
+		})
+		return r
+	}
+	if res := open(3, 1<<20).Rerank(context.Background(), rerank.Auto, "q1", cands()); !res.Reranked {
+		t.Fatalf("2 of 3 calls spent: %q", res.Engine)
+	}
+	if res := open(3, 1<<20).Rerank(context.Background(), rerank.Auto, "q2", cands()); res.Engine != "bm25 (rerank skipped: budget)" {
+		t.Fatalf("3 of 3 calls spent: %q", res.Engine)
+	}
+	// Today's tokens so far: 10 + 10 + 120 (the call above). A budget of 1,000,140
+	// tokens has room for the estimate of one call now, none once 999,900 more are
+	// recorded.
+	if res := open(100, 1_000_140).Rerank(context.Background(), rerank.Auto, "q3", cands()); !res.Reranked {
+		t.Fatalf("tokens left: %q", res.Engine)
+	}
+	f, err := os.OpenFile(egress, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"time":"2026-12-07T03:00:00Z","host":"h","model":"m","query_sha256":"z","paths":[],"tokens_in":999900,"tokens_out":0,"latency_ms":1,"outcome":"ok"}` + "\n")
+	f.Close()
+	if res := open(100, 1_000_140).Rerank(context.Background(), rerank.Auto, "q4", cands()); res.Engine != "bm25 (rerank skipped: budget)" {
+		t.Fatalf("today's tokens leave no room: %q", res.Engine)
+	}
+}
