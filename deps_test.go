@@ -23,10 +23,10 @@ var allowed = map[string][]string{
 	"ledger":       {"note", "repo"},
 	"sync/remote":  {"note", "repo", "config"},
 	"sync/feed":    {"note", "repo"},
-	"errcode":      {"note", "config", "repo", "graph", "hooks"},
+	"errcode":      {"note", "config", "repo", "graph", "hooks", "rerank"},
 	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"},
 	"bench/metric": {},
-	"bench":        {"note", "repo", "server", "bench/metric"},
+	"bench":        {"note", "repo", "server", "rerank", "bench/metric"},
 	"cmd/norn":     {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode", "server", "bench", "bench/metric"},
 }
 
