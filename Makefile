@@ -21,12 +21,13 @@ vet:
 
 # Every test, with the race detector. Fuzz targets run only their seed corpus here.
 # Then, without it, the tests -race skips as too slow or distorted by it: the
-# search-quality targets, the serving RSS and the writes on copies of the corpora
-# (they skip if ../shared is absent).
+# search-quality targets, the serving RSS, the rerank study and the writes on copies
+# of the corpora (they skip if ../shared is absent).
 test: vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -timeout 10m -run '^(TestQuality_IR|TestQuality_KnownItem|TestServe_RSS)$$' ./graph
 	$(GO) test -count=1 -timeout 10m -run '^TestCLI_Corpus_' ./cmd/norn
+	$(GO) test -count=1 -timeout 10m -run '^TestRerankStudy$$' ./bench
 
 # staticcheck, pinned (not part of `make test`: about 5 minutes on a cold cache).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

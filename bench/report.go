@@ -30,6 +30,8 @@ type Report struct {
 	CatchUp CatchUp  `json:"catchup"`
 	Memory  Memory   `json:"memory"`
 	FTS5    FTS5     `json:"fts5"`
+	// Rerank is filled by the caller with --rerank (EvaluateRerank).
+	Rerank *RerankReport `json:"rerank,omitempty"`
 }
 
 // Queries are the query latencies, measured in-process through the indexer.

@@ -9,6 +9,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 )
 
 // Coded is an error that knows its code: a surface's own sentinel (New), or a
@@ -56,7 +57,7 @@ func Classify(err error) Code {
 		return NotFound
 	case errors.Is(err, repo.ErrInvalid), errors.Is(err, note.ErrInvalid), errors.Is(err, note.ErrUneditable),
 		errors.Is(err, note.ErrRewrite), errors.Is(err, note.ErrMachineName), errors.Is(err, graph.ErrQuery), errors.Is(err, graph.ErrArg),
-		errors.Is(err, config.ErrInvalid):
+		errors.Is(err, config.ErrInvalid), errors.Is(err, rerank.ErrConfig), errors.Is(err, rerank.ErrEgress):
 		return InvalidInput
 	case errors.Is(err, repo.ErrNotVault):
 		return NotAVault

@@ -16,6 +16,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 )
 
 // TestCode_Info: every code has a class, an exit code and a hint, and its
@@ -83,6 +84,8 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("set: %w", note.ErrUneditable), errcode.InvalidInput},
 		{errors.Join(&config.Error{Key: "gates.profile"}, &config.Error{Key: "x"}), errcode.InvalidInput},
 		{config.ErrInvalid, errcode.InvalidInput},
+		{rerank.ErrConfig, errcode.InvalidInput},
+		{fmt.Errorf("egress.jsonl: %w", rerank.ErrEgress), errcode.InvalidInput},
 		{&graph.QueryError{Query: `"a`, Reason: "unclosed"}, errcode.InvalidInput},
 		{graph.ErrQuery, errcode.InvalidInput},
 		{&graph.ArgError{Name: "depth", Reason: "must be 1 to 3"}, errcode.InvalidInput},

@@ -68,7 +68,10 @@ func commands() []command {
 		{"stats", "[--limit N] [--offset N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
+		{"egress", "[--since 24h|DATE]", "show what the reranker sent off this machine (.git/norn/egress.jsonl)", runEgress},
 		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
+		{"clone", "URL DIR [--branch B]", "make a working vault from a git remote (origin), index built", runClone},
+		{"remote", "add|list|remove|check|trust [NAME] [URL]", "manage the vault's git remotes (stored in .git/config; credentials in machine.yaml)", runRemote},
 		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},
 		{"version", "", "print norn's version and the commit it was built from", runVersion},
 	}

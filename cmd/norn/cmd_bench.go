@@ -11,6 +11,7 @@ import (
 	"github.com/norn-vault/norn/bench"
 	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -19,6 +20,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	fts5Flag := flags.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py, else bench/fts5_baseline.py in a folder above the corpus)")
 	noFTS5 := flags.Bool("no-fts5", false, "do not run the FTS5 anchor")
 	keep := flags.String("keep", "", "build the vault in this new folder and keep it (default: a temporary folder, removed)")
+	rerankFlag := flags.Bool("rerank", false, "also run the queries through the reranker at $NORN_RERANK_ENDPOINT (model $NORN_RERANK_MODEL, key $NORN_RERANK_API_KEY), gated as norn search --rerank auto")
 	args, err := parseArgs(flags, args, 1, 4)
 	if err != nil {
 		return err
@@ -63,6 +65,12 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 	}
 
+	var rr *rerank.Reranker
+	if *rerankFlag {
+		if rr, err = benchReranker(e, g, len(queries)); err != nil {
+			return err
+		}
+	}
 	if *keep != "" {
 		if ents, err := os.ReadDir(*keep); err == nil && len(ents) > 0 {
 			return usagef("--keep %s: folder is not empty", *keep)
@@ -72,19 +80,25 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 		Notes: notesDir, QueriesPath: queriesPath, Queries: queries, Qrels: judged, Keep: *keep,
 		FTS5Script: script, FTS5Skip: fts5Skip, Logger: logger(e, g),
 		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer {
-			cfg, _, _ := s.Current(ctx)
-			log := logger(e, g)
-			return vault.OpenIndexer(ctx, v, vault.SearchOptionsFrom(cfg, log), log)
+			return openIndexer(ctx, e, g, v, s)
 		},
 		Progress: func(s bench.Stage, r *bench.Report) { printBenchProgress(e.stderr, s, r) },
 	})
 	if err != nil {
 		return err
 	}
+	if rr != nil {
+		if rep.Rerank, err = benchRerank(ctx, e, g, rr, notesDir, queries, judged); err != nil {
+			return err
+		}
+	}
 	if g.json {
 		return printJSON(e, rep)
 	}
 	printBench(e, rep)
+	if rep.Rerank != nil {
+		printBenchRerank(e, rep.Rerank)
+	}
 	return nil
 }
 

@@ -26,6 +26,16 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	if x.Locked() {
 		return reindexByServer(ctx, e, g, v.GitDir(), start)
 	}
+	if err := rebuildWithBar(ctx, e, x); err != nil {
+		return err
+	}
+	commit, _ := x.Status()
+	return printRebuilt(e, g, commit, start, "")
+}
+
+// rebuildWithBar rebuilds the index from HEAD, drawing a progress bar on stderr
+// when it is a terminal.
+func rebuildWithBar(ctx context.Context, e *env, x *vault.Indexer) error {
 	tty := isTerminal(e.stderr)
 	last := time.Time{}
 	drawn, lastTotal := false, 0
@@ -38,7 +48,7 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintf(e.stderr, "\rindexing [%-*s] %d/%d", width, bar(fill), done, total)
 		drawn, lastTotal = true, total
 	}
-	err = x.Rebuild(ctx, func(done, total int) {
+	err := x.Rebuild(ctx, func(done, total int) {
 		if tty && time.Since(last) >= 100*time.Millisecond {
 			last = time.Now()
 			draw(done, total)
@@ -52,11 +62,7 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		fmt.Fprintln(e.stderr)
 	}
-	if err != nil {
-		return err
-	}
-	commit, _ := x.Status()
-	return printRebuilt(e, g, commit, start, "")
+	return err
 }
 
 // reindexByServer asks the norn serve that holds the index to rebuild it. Without

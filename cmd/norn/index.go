@@ -5,9 +5,19 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/vault"
 )
+
+// openIndexer opens the search index of a vault that init, clone or bench
+// search has just made, with the vault's search settings (commands on an
+// existing vault use its own index, vault.Vault.Index).
+func openIndexer(ctx context.Context, e *env, g *globals, v *repo.Vault, s *vault.Settings) *vault.Indexer {
+	cfg, _, _ := s.Current(ctx)
+	log := logger(e, g)
+	return vault.OpenIndexer(ctx, v, vault.SearchOptionsFrom(cfg, log), log)
+}
 
 // asker sends read-only queries to the norn serve that holds the index, when this
 // process found it locked (server.AskLocal): that server answers from the index

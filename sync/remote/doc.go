@@ -1,0 +1,16 @@
+// Package remote is the transport layer of sync: a vault's git remotes (stored as
+// ordinary remotes in .git/config, so `git remote -v` agrees), the credentials used
+// to reach them, and the operations the sync engine builds on — fetch a remote's
+// branch tip, push a commit only over the remote tip the caller expects, and count
+// how far two commits are apart.
+//
+// It speaks to local paths and file:// (through the git-upload-pack and
+// git-receive-pack binaries), HTTP(S) with a token or a user and password, and SSH
+// with an agent or a key file, checking host keys against known_hosts and refusing
+// an unknown or changed key (fail closed).
+//
+// It must never read the environment or the committed .norn/config.yaml (cmd/norn
+// hands it Credentials), never put a secret in an error, a log line or a stored URL,
+// never move the vault's branch (only refs/remotes/NAME/*), and never let go-git
+// types escape its API. It imports only note, repo and config.
+package remote
