@@ -5,11 +5,11 @@
 // sync and the feed.
 //
 // It owns Open and Close of a vault (Options.LazyIndex keeps a CLI command from
-// opening the index), the writes (Apply, EditNote, Capture, FileNote, MoveNote,
-// ArchiveNote, RestoreNote, LinkNotes, UnlinkNotes, all in turn with a move's
-// commit), the reads (search through Indexer, links, stats, the graph queries,
-// reads at any revision), the Maintainer, and the privacy rule: Viewer is the one
-// answer to "may this actor see this note?".
+// opening the index), the writes (Apply, WriteNote, EditNote, Capture, FileNote,
+// MoveNote, ArchiveNote, RestoreNote, LinkNotes, UnlinkNotes, all in turn with a
+// move's commit), the reads (search through Indexer, ResolveName, links, stats,
+// the graph queries, reads at any revision), the Maintainer, and the privacy
+// rule: Viewer is the one answer to "may this actor see this note?".
 //
 // It never imports a surface (server, server/auth, server/mcp, cmd/norn): who
 // asks is an Actor, a plain value the surfaces make from their own callers. It
