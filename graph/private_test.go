@@ -15,7 +15,8 @@ import (
 )
 
 // privateVault is a random vault for the public-view property: notes in four
-// folders, about a shared vocabulary with prefix families ("canvas", "canvases",
+// folders that link to one another (so private notes' lines reach public notes'
+// inbound fields), about a shared vocabulary with prefix families ("canvas", "canvases",
 // "canvassing"), more than maxExpansions terms of one prefix ("zyxw000"…), and
 // words only some notes hold; private marks the private ones.
 type privateVault struct {
@@ -45,6 +46,9 @@ func (pv *privateVault) note(i, v int) string {
 		if r.IntN(6) == 0 {
 			fmt.Fprintf(&b, "zyxw%03d ", r.IntN(400))
 			continue
+		}
+		if r.IntN(10) == 0 { // a link: its line enters the target's inbound field
+			fmt.Fprintf(&b, "[[n%03d]] ", r.IntN(200))
 		}
 		b.WriteString(privateVocab[r.IntN(len(privateVocab))] + " ")
 	}
