@@ -17,9 +17,9 @@ import (
 var inboundVault = map[string]string{
 	"billing/refund.md": "---\ntitle: Refund policy\n---\n# Refund policy\n\nA purchase may be returned within thirty days for reimbursement.\n",
 	"faq/questions.md":  "---\ntitle: Questions\n---\n# Questions\n\nCan I get my money back? See [[refund|getting your money back]].\n",
-	"faq/edges.md": "---\ntitle: Edges\nedges:\n  - to: \"[[refund]]\"\n    type: supports\n    why: explains how customers obtain a chargeback quickly\n---\n# Edges\n\nNothing else here.\n",
-	"private/diary.md": "---\ntitle: Diary\n---\n# Diary\n\nAsked about the zorblax refund at [[refund]] today.\n",
-	"other/noise.md":   "---\ntitle: Noise\n---\n# Noise\n\nThe back of the house has money plants.\n",
+	"faq/edges.md":      "---\ntitle: Edges\nedges:\n  - to: \"[[refund]]\"\n    type: supports\n    why: explains how customers obtain a chargeback quickly\n---\n# Edges\n\nNothing else here.\n",
+	"private/diary.md":  "---\ntitle: Diary\n---\n# Diary\n\nAsked about the zorblax refund at [[refund]] today.\n",
+	"other/noise.md":    "---\ntitle: Noise\n---\n# Noise\n\nThe back of the house has money plants.\n",
 }
 
 func inboundDocs(t testing.TB, notes map[string]string) []graph.Doc {
