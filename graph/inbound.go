@@ -39,6 +39,9 @@ const (
 	// maxInboundLines caps the lines of each class (public, private) a note's
 	// inbound field keeps.
 	maxInboundLines = 32
+	// hubLinks is how many links make a note's context record worth keeping
+	// decoded during a rebuild.
+	hubLinks = 16
 )
 
 // inboundTerm returns the inbound term of a word, for a line from a private note
@@ -67,9 +70,9 @@ type inLine struct {
 }
 
 // inboundLines returns the lines of the field of node t: every resolved link to t
-// from another note, its context line (contexts(id) returns node id's context
-// record, encoded), or a typed edge's why; chosen by selectLines.
-func (g *linkGraph) inboundLines(t int32, contexts func(id int32) ([]byte, error), private func(id int32) bool) ([]inLine, error) {
+// from another note, its context line (line(id, i) returns link i's of node id),
+// or a typed edge's why; chosen by selectLines.
+func (g *linkGraph) inboundLines(t int32, line func(id int32, i int) (string, error), private func(id int32) bool) ([]inLine, error) {
 	var out []inLine
 	for _, b := range g.in[t] {
 		if b.from == t {
@@ -82,11 +85,8 @@ func (g *linkGraph) inboundLines(t int32, contexts func(id int32) ([]byte, error
 		l := &n.rec.links[b.link]
 		text := l.why
 		if l.kind != EdgeKindTyped {
-			rec, err := contexts(b.from)
-			if err != nil {
-				return nil, err
-			}
-			if text, err = contextAt(rec, int(b.link)); err != nil {
+			var err error
+			if text, err = line(b.from, int(b.link)); err != nil {
 				return nil, fmt.Errorf("context record %s: %w", n.rec.names.path, err)
 			}
 		}
@@ -96,6 +96,20 @@ func (g *linkGraph) inboundLines(t int32, contexts func(id int32) ([]byte, error
 		out = append(out, inLine{from: n.rec.names.path, text: text, private: private(b.from)})
 	}
 	return selectLines(out), nil
+}
+
+// decodeContexts decodes a context record (nodeRec.encodeContexts).
+func decodeContexts(b []byte) ([]string, error) {
+	d := decoder{b: b}
+	n := d.count()
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.string())
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errBadRecord
+	}
+	return out, nil
 }
 
 // contextAt returns the i-th line of an encoded context record ("" past its end).
@@ -320,21 +334,28 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Pat
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	recs := map[int32][]byte{}
-	contexts := func(id int32) ([]byte, error) {
-		if b, ok := recs[id]; ok {
-			return b, nil
-		}
-		p := lg.nodes[id].rec.names.path
-		b, ok := u.ctx[p]
+	recs := map[int32][]string{} // decoded context records, by node
+	line := func(id int32, i int) (string, error) {
+		cs, ok := recs[id]
 		if !ok {
-			var err error
-			if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
-				return nil, err
+			p := lg.nodes[id].rec.names.path
+			b, ok := u.ctx[p]
+			if !ok {
+				var err error
+				if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
+					return "", err
+				}
 			}
+			var err error
+			if cs, err = decodeContexts(b); err != nil {
+				return "", err
+			}
+			recs[id] = cs
 		}
-		recs[id] = b
-		return b, nil
+		if i < len(cs) {
+			return cs[i], nil
+		}
+		return "", nil
 	}
 	private := func(id int32) bool {
 		p := lg.nodes[id].rec.names.path
@@ -349,7 +370,7 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Pat
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := u.inboundOf(p, putAt, lg, da, contexts, private); err != nil {
+		if err := u.inboundOf(p, putAt, lg, da, line, private); err != nil {
 			return fmt.Errorf("inbound field of %s: %w", p, err)
 		}
 	}
@@ -359,7 +380,7 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Pat
 // inboundOf brings the inbound field of the note at p, if indexed after the
 // batch, to lg (see inbound).
 func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, da *docAnalyzer,
-	contexts func(int32) ([]byte, error), private func(int32) bool) error {
+	line func(int32, int) (string, error), private func(int32) bool) error {
 	var id uint32
 	var rec docRecord
 	var counted [2]uint32 // what u.st counts of its inbound lengths
@@ -376,7 +397,7 @@ func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, 
 	var lines []inLine
 	if nid, n, ok := lg.node(p); ok && !n.attachment {
 		var err error
-		if lines, err = lg.inboundLines(nid, contexts, private); err != nil {
+		if lines, err = lg.inboundLines(nid, line, private); err != nil {
 			return corrupt(err)
 		}
 	}
@@ -443,13 +464,41 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 	if t.err != nil {
 		return fmt.Errorf("link contexts: %w", t.err)
 	}
-	contexts := func(id int32) ([]byte, error) {
+	read := func(id int32) ([]byte, error) {
 		sp := b.ctxAt[id]
 		buf := make([]byte, sp.n)
 		if _, err := t.f.ReadAt(buf, sp.off); err != nil {
 			return nil, fmt.Errorf("link contexts: %w", err)
 		}
 		return buf, nil
+	}
+	// The context records of notes with many links (hubs, lists) are decoded
+	// once and kept: each of their targets asks for one line.
+	hubs := map[int32][]string{}
+	for id := range b.nodes {
+		if len(b.nodes[id].links) < hubLinks {
+			continue
+		}
+		rec, err := read(int32(id))
+		if err != nil {
+			return err
+		}
+		if hubs[int32(id)], err = decodeContexts(rec); err != nil {
+			return fmt.Errorf("context record %s: %w", b.nodes[id].names.path, err)
+		}
+	}
+	line := func(id int32, i int) (string, error) {
+		if cs, ok := hubs[id]; ok {
+			if i < len(cs) {
+				return cs[i], nil
+			}
+			return "", nil
+		}
+		rec, err := read(id)
+		if err != nil {
+			return "", err
+		}
+		return contextAt(rec, i)
 	}
 	private := func(id int32) bool { return b.recs[id].private }
 	const run = 1024
@@ -460,7 +509,7 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 		err := parallel(ctx, n, 64, func() func(i int) {
 			da := newDocAnalyzer(an)
 			return func(i int) {
-				lines, err := lg.inboundLines(int32(lo+i), contexts, private)
+				lines, err := lg.inboundLines(int32(lo+i), line, private)
 				out[i], errs[i] = analyseInbound(da, lines), err
 			}
 		})
