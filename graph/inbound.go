@@ -538,36 +538,56 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 
 // inboundLine returns the line of doc d's inbound field (in the search's view)
 // that holds the most of the query's own words (the first of those that tie),
-// nil if none holds one.
+// nil if none holds one. It reads the record's lines in place, copying only the
+// line it returns.
 func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 	b, err := se.ix.get(docKey(prefixIn, d))
 	if err != nil || b == nil {
 		return nil, err
 	}
-	r, err := decodeInbound(b)
-	if err != nil {
-		return nil, corrupt(err)
+	if se.inWant == nil {
+		se.inWant = make(map[string]bool, se.pl.orig)
+		for _, w := range se.pl.words[:se.pl.orig] {
+			se.inWant[w.term] = true
+		}
+		se.inStem = se.ix.an.newStemmer()
 	}
-	want := make(map[string]bool, se.pl.orig)
-	for _, w := range se.pl.words[:se.pl.orig] {
-		want[w.term] = true
-	}
-	st := se.ix.an.newStemmer()
+	var seen []string
 	var best *InboundLine
 	bestN := 0
-	for _, l := range r.lines {
-		if l.private && se.v.hide {
+	dec := decoder{b: b}
+	n := dec.count()
+	for range n {
+		from := dec.bytes()
+		private := dec.uvarint() == 1
+		text := dec.bytes()
+		if dec.err != nil {
+			return nil, corrupt(fmt.Errorf("inbound record: %w", errBadRecord))
+		}
+		if private && se.v.hide {
 			continue
 		}
-		seen := map[string]bool{}
-		words([]byte(l.text), func(w word) {
-			if t := st.term(w.folded); want[t] {
-				seen[t] = true
+		seen = seen[:0]
+		words(text, func(w word) {
+			if t := se.inStem.term(w.folded); se.inWant[t] && !slices.Contains(seen, t) {
+				seen = append(seen, t)
 			}
 		})
 		if len(seen) > bestN {
-			best, bestN = &InboundLine{From: l.from, Text: l.text}, len(seen)
+			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
 		}
 	}
 	return best, nil
+}
+
+// bytes reads a string in place (valid while the decoded buffer is).
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errBadRecord
+		return nil
+	}
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
 }
