@@ -401,9 +401,9 @@ func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, 
 			return corrupt(err)
 		}
 	}
-	ai := analyseInbound(da, lines)
 	var old inboundRec
-	if int(id) < len(u.dt.docs) && u.dt.docs[id].live { // indexed before, under this id
+	existed := int(id) < len(u.dt.docs) && u.dt.docs[id].live // indexed before, under this id
+	if existed {
 		b, err := u.ix.get(docKey(prefixIn, id))
 		if err != nil {
 			return err
@@ -414,6 +414,21 @@ func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, 
 			}
 		}
 	}
+	if existed && slices.Equal(old.lines, lines) {
+		// The same lines: the same postings, record and lengths. Only a note put
+		// again needs its lengths back in its doc record and the stats.
+		if !put {
+			return nil
+		}
+		rec.in = u.dt.docs[id].in
+		for k := range u.st.in {
+			u.st.in[k] += uint64(rec.in[k])
+		}
+		u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
+		u.puts[i].rec = rec
+		return nil
+	}
+	ai := analyseInbound(da, lines)
 	keep := make(map[string]uint32, len(old.terms))
 	for _, t := range old.terms {
 		keep[t.term] = t.hash
