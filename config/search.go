@@ -41,7 +41,7 @@ type Search struct {
 }
 
 // Inbound configures the inbound field's BM25F weight (≥ 0; 0 turns the field
-// off, default 1) and length normalisation b (0 to 1, default 0.5).
+// off, the default: see docs/search.md) and length normalisation b (0 to 1, default 0.5). Weight 1 is what was measured.
 type Inbound struct {
 	Weight float64 `yaml:"weight"`
 	B      float64 `yaml:"b"`
@@ -87,7 +87,7 @@ func defaultSearch() Search {
 		Prefix:        0.2,
 		Proximity:     0.5,
 		Feedback:      Feedback{Docs: 5, Terms: 20, Weight: 0.5},
-		Inbound:       Inbound{Weight: 1, B: 0.5},
+		Inbound:       Inbound{Weight: 0, B: 0.5},
 	}
 }
 

@@ -36,7 +36,7 @@ func inboundDocs(t testing.TB, notes map[string]string) []graph.Doc {
 func TestSearch_Inbound(t *testing.T) {
 	ctx := context.Background()
 	build := func(t *testing.T, incremental bool) *graph.Index {
-		ix, _ := openIndex(t, graph.Options{})
+		ix, _ := openIndex(t, inboundOn())
 		if incremental {
 			// The target first, its linkers after: their lines must reach it.
 			first := map[string]string{"billing/refund.md": inboundVault["billing/refund.md"]}
@@ -94,7 +94,7 @@ func TestSearch_Inbound(t *testing.T) {
 // inbound field of the note it linked to follows (no rebuild).
 func TestSearch_InboundFollowsLinker(t *testing.T) {
 	ctx := context.Background()
-	ix, _ := openIndex(t, graph.Options{})
+	ix, _ := openIndex(t, inboundOn())
 	if err := ix.Update(ctx, graph.DocBatch("c1", inboundDocs(t, inboundVault), nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +122,12 @@ func sameSet(got []string, want ...string) bool {
 	slices.Sort(got)
 	slices.Sort(want)
 	return slices.Equal(got, want)
+}
+
+// inboundOn returns options with the inbound field scored (weight 1: the
+// default is off, docs/search.md).
+func inboundOn() graph.Options {
+	w := graph.DefaultWeights()
+	w.Inbound.Weight = 1
+	return graph.Options{Weights: w}
 }

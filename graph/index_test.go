@@ -159,7 +159,7 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 		}
 		return b.String() + "\n"
 	}
-	ix, _ := openIndex(t, graph.Options{})
+	ix, _ := openIndex(t, inboundOn())
 	live := map[string]string{}
 	for c := range 40 {
 		put := map[string]string{}
@@ -186,7 +186,7 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fresh, _ := openIndex(t, graph.Options{})
+	fresh, _ := openIndex(t, inboundOn())
 	if err := fresh.Rebuild(ctx, "c39", graph.DocRecords(seq(mkDocs(t, live))), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -121,11 +121,13 @@ var privateQueries = []string{
 // put, remove and flip notes between private and public, after a rebuild and
 // after reopening; Scan likewise.
 func TestSearch_HidePrivate(t *testing.T) {
+	on := inboundOn().Weights
 	for _, opts := range []graph.Options{
 		{},
-		{DiversityCap: 2, FolderFactors: map[string]float64{"f3": 0.5}, ChunksPerFile: 2},
+		{Weights: on},
+		{Weights: on, DiversityCap: 2, FolderFactors: map[string]float64{"f3": 0.5}, ChunksPerFile: 2},
 	} {
-		t.Run(fmt.Sprintf("cap=%d", opts.DiversityCap), func(t *testing.T) {
+		t.Run(fmt.Sprintf("cap=%d/inbound=%v", opts.DiversityCap, opts.Weights.Inbound.Weight), func(t *testing.T) {
 			testHidePrivate(t, opts)
 		})
 	}
