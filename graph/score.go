@@ -389,7 +389,7 @@ func (se *searcher) scoreWord(wi int) error {
 	prefix := wp.prefix && se.w.Prefix > 0
 	refStart := len(se.s.refs)
 	lo, hi := termRange(wp.term, prefix)
-	if !prefix {
+	if !prefix && se.fw[fieldInbound] > 0 {
 		hi[len(hi)-1] = inboundPrivate + 1 // the word's inbound terms too
 	}
 	it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
