@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,7 +125,9 @@ func checkOrigin(r *http.Request) bool {
 	return o == "" || o == goodOrigin
 }
 
-func newEnv(t testing.TB, v *repo.Vault, opts feed.Options) *feedEnv {
+// newEnv serves a hub over v (nil: a new vault); setup adjusts the server before
+// it starts.
+func newEnv(t testing.TB, v *repo.Vault, opts feed.Options, setup ...func(*httptest.Server)) *feedEnv {
 	t.Helper()
 	if v == nil {
 		v = newVault(t, repo.Options{})
@@ -135,7 +135,11 @@ func newEnv(t testing.TB, v *repo.Vault, opts feed.Options) *feedEnv {
 	hub := feed.New(v, opts)
 	mux := http.NewServeMux()
 	mux.Handle(feed.Path, feed.NewHandler(hub, feed.HandlerOptions{Authenticate: authenticate, CheckOrigin: checkOrigin}))
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	for _, f := range setup {
+		f(srv)
+	}
+	srv.Start()
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()
@@ -212,18 +216,8 @@ func (c *wsClient) expect(t testing.TB, typ feed.MessageType) feed.Message {
 	return m
 }
 
-// smallReceiveBuffer is a dialer whose sockets have a tiny receive buffer, so
-// that a client that never reads stalls the server's writes soon.
-func smallReceiveBuffer() *websocket.Dialer {
-	d := &net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048)
-		})
-		if err != nil {
-			return err
-		}
-		return serr
-	}}
-	return &websocket.Dialer{NetDialContext: d.DialContext, ReadBufferSize: 512}
+func pathOf(s string) note.Path { return note.Path(s) }
+
+func websocketDial(u string, h http.Header) (*websocket.Conn, *http.Response, error) {
+	return websocket.DefaultDialer.Dial(u, h)
 }
