@@ -60,7 +60,7 @@ func ParseQuery(v url.Values) (Query, error) {
 		return Query{}, err
 	}
 	for _, f := range folders {
-		f = strings.Trim(f, "/")
+		f = strings.TrimSpace(strings.Trim(f, "/"))
 		if f == "" {
 			continue
 		}
