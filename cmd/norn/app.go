@@ -68,6 +68,7 @@ func commands() []command {
 		{"stats", "[--limit N] [--offset N]", "count notes, links (resolved, broken, ambiguous), folders, tags, edge types", runStats},
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
+		{"watch", "[--since C] [--folder F] [--url U] [--token T]", "follow a server's change feed: one line (or --json object) per commit; reconnects and resumes", runWatch},
 		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
 		{"token", "add|list|revoke [NAME]", "manage the bearer tokens of norn serve --http (add NAME --scopes read,write)", runToken},
 	}
