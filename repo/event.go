@@ -259,8 +259,8 @@ func (q walkQueue) Less(i, j int) bool {
 	}
 	return q[i].f&fromOld > q[j].f&fromOld
 }
-func (q walkQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *walkQueue) Push(x any)        { *q = append(*q, x.(walkItem)) }
+func (q walkQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *walkQueue) Push(x any)   { *q = append(*q, x.(walkItem)) }
 func (q *walkQueue) Pop() any {
 	old := *q
 	it := old[len(old)-1]
