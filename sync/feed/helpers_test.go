@@ -221,3 +221,5 @@ func pathOf(s string) note.Path { return note.Path(s) }
 func websocketDial(u string, h http.Header) (*websocket.Conn, *http.Response, error) {
 	return websocket.DefaultDialer.Dial(u, h)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
