@@ -17,9 +17,12 @@ import (
 type Access struct {
 	// Principal is the name the hello message announces.
 	Principal string
-	// Visible reports whether the client may see a path (nil: every path). It is
-	// the caller's privacy rule; a change of a path it hides is never sent.
-	Visible func(note.Path) bool
+	// Visible reports whether the client may see the note at path p with
+	// revision rev (the blob; "" only for a change that has neither an old nor a
+	// new one), nil: everything. It is the caller's privacy rule, by folder or by
+	// content; a change is judged on both its sides (see render), and nothing of a
+	// hidden side is ever sent.
+	Visible func(p note.Path, rev repo.Revision) bool
 }
 
 // maxClientFrame caps what a client may send (it has nothing to say but pongs

@@ -17,7 +17,9 @@ import (
 // frame naming a path there (raw bytes checked), live or replayed: a commit of
 // only hidden changes is a head message, a mixed one lists the visible changes,
 // a move out of the hidden folder is an addition and one into it an archive;
-// the owner sees everything.
+// privacy by content is judged on both sides of a change (a note turned private
+// is archived for the client, one turned public again added); the owner sees
+// everything.
 func TestHandler_Privacy(t *testing.T) {
 	env := newEnv(t, nil, feed.Options{})
 	v := env.v
@@ -42,6 +44,16 @@ func TestHandler_Privacy(t *testing.T) {
 	out := move("personal-notes/mixed-secret.md", "pub/outed.md")
 	write(t, v, put("pub/x.md", "# X\n"))
 	in := move("pub/x.md", "personal-notes/x-secret.md")
+	// Privacy by content: a note whose bytes say #private.
+	byContent := write(t, v, put("pub/content-secret.md", "# C\n#private\n"))
+	write(t, v, put("pub/turned.md", "# T\n"))
+	update := func(p, content string) repo.CommitID {
+		ch := put(p, content)
+		ch.ExpectedRevision = v.Revision(pathOf(p))
+		return write(t, v, ch)
+	}
+	hide := update("pub/turned.md", "# T\n#private\n")
+	unhide := update("pub/turned.md", "# T\nagain\n")
 
 	want := []string{
 		"head " + string(hidden),
@@ -49,6 +61,10 @@ func TestHandler_Privacy(t *testing.T) {
 		"event " + string(out) + " added pub/outed.md",
 		"", // pub/x.md added
 		"event " + string(in) + " archived pub/x.md",
+		"head " + string(byContent),
+		"", // pub/turned.md added
+		"event " + string(hide) + " archived pub/turned.md",
+		"event " + string(unhide) + " added pub/turned.md",
 	}
 	check := func(c *wsClient) {
 		t.Helper()

@@ -29,7 +29,16 @@ const (
 	goodOrigin = "http://explorer.example"
 )
 
-func publicOnly(p note.Path) bool { return !strings.HasPrefix(string(p), "personal-notes/") }
+// publicOnly hides personal-notes/ and any note whose bytes say "#private".
+func publicOnly(v *repo.Vault) func(note.Path, repo.Revision) bool {
+	return func(p note.Path, rev repo.Revision) bool {
+		if strings.HasPrefix(string(p), "personal-notes/") {
+			return false
+		}
+		b, err := v.ReadRevision(context.Background(), rev)
+		return err == nil && !strings.Contains(string(b), "#private")
+	}
+}
 
 // hangGuard bounds one read of a test client, so that a lost message fails the
 // test with a message instead of hanging it (never an assertion on timing).
@@ -110,14 +119,17 @@ type feedEnv struct {
 	url string // ws://127.0.0.1:port/v1/events
 }
 
-func authenticate(_ *http.Request, token string) (feed.Access, bool) {
-	switch token {
-	case tokAll:
-		return feed.Access{Principal: "owner"}, true
-	case tokPublic:
-		return feed.Access{Principal: "agent", Visible: publicOnly}, true
+// authenticate knows the test tokens of a server over v.
+func authenticate(v *repo.Vault) func(*http.Request, string) (feed.Access, bool) {
+	return func(_ *http.Request, token string) (feed.Access, bool) {
+		switch token {
+		case tokAll:
+			return feed.Access{Principal: "owner"}, true
+		case tokPublic:
+			return feed.Access{Principal: "agent", Visible: publicOnly(v)}, true
+		}
+		return feed.Access{}, false
 	}
-	return feed.Access{}, false
 }
 
 func checkOrigin(r *http.Request) bool {
@@ -134,7 +146,7 @@ func newEnv(t testing.TB, v *repo.Vault, opts feed.Options, setup ...func(*httpt
 	}
 	hub := feed.New(v, opts)
 	mux := http.NewServeMux()
-	mux.Handle(feed.Path, feed.NewHandler(hub, feed.HandlerOptions{Authenticate: authenticate, CheckOrigin: checkOrigin}))
+	mux.Handle(feed.Path, feed.NewHandler(hub, feed.HandlerOptions{Authenticate: authenticate(v), CheckOrigin: checkOrigin}))
 	srv := httptest.NewUnstartedServer(mux)
 	for _, f := range setup {
 		f(srv)

@@ -69,7 +69,7 @@ func (m *Message) Cursor() repo.CommitID {
 // to it and matching q; an event with nothing left (or filtered out by op) is a
 // head message, so that the cursor moves without telling anything about it.
 // Subject and message are never sent: they may name a hidden path.
-func render(ev *repo.Event, q *Query, visible func(note.Path) bool) Message {
+func render(ev *repo.Event, q *Query, visible func(note.Path, repo.Revision) bool) Message {
 	head := Message{Type: TypeHead, Head: ev.ID}
 	if !q.matchOp(ev.Op) {
 		return head
@@ -94,25 +94,33 @@ func render(ev *repo.Event, q *Query, visible func(note.Path) bool) Message {
 		Reason: ev.Reason, Time: ev.When, Source: ev.Source, Changes: kept}
 }
 
-// seen is a change as a client that sees only visible paths sees it: a move
-// from a hidden path is an addition, a move to one an archive; a change of a
-// hidden path is not seen at all.
-func seen(c repo.EventChange, visible func(note.Path) bool) (repo.EventChange, bool) {
+// seen is a change as a client that sees only what visible allows sees it. A
+// change has an old side (the note at From, or Path, with OldRevision) and a new
+// side (Path with Revision); each is judged with its own revision, since privacy
+// may follow a note's content. A change whose one visible side is the new one is
+// an addition, whose one visible side is the old one an archive; with neither
+// visible it is not seen at all.
+func seen(c repo.EventChange, visible func(note.Path, repo.Revision) bool) (repo.EventChange, bool) {
 	if visible == nil {
 		return c, true
 	}
-	pathOK := visible(c.Path)
-	if c.Kind != repo.EventMoved || c.From == "" {
-		return c, pathOK
+	oldPath := c.Path
+	if c.From != "" {
+		oldPath = c.From
 	}
-	fromOK := visible(c.From)
+	hasOld, hasNew := c.OldRevision != "", c.Revision != ""
+	if !hasOld && !hasNew {
+		return c, visible(c.Path, "")
+	}
+	oldOK := hasOld && visible(oldPath, c.OldRevision)
+	newOK := hasNew && visible(c.Path, c.Revision)
 	switch {
-	case pathOK && fromOK:
+	case (oldOK || !hasOld) && (newOK || !hasNew):
 		return c, true
-	case pathOK:
+	case newOK:
 		return repo.EventChange{Kind: repo.EventAdded, Path: c.Path, Revision: c.Revision}, true
-	case fromOK:
-		return repo.EventChange{Kind: repo.EventArchived, Path: c.From, OldRevision: c.OldRevision}, true
+	case oldOK:
+		return repo.EventChange{Kind: repo.EventArchived, Path: oldPath, OldRevision: c.OldRevision}, true
 	}
 	return c, false
 }

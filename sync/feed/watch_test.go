@@ -25,7 +25,7 @@ func TestWatch_Resumes(t *testing.T) {
 	var cur atomic.Pointer[feed.Handler]
 	newHub := func() *feed.Hub {
 		hub := feed.New(v, feed.Options{})
-		cur.Store(feed.NewHandler(hub, feed.HandlerOptions{Authenticate: authenticate, CheckOrigin: checkOrigin}))
+		cur.Store(feed.NewHandler(hub, feed.HandlerOptions{Authenticate: authenticate(v), CheckOrigin: checkOrigin}))
 		return hub
 	}
 	hub := newHub()
