@@ -13,19 +13,21 @@ import (
 // host and origin checks and the same bearer tokens (or, with
 // AllowUnauthenticatedLoopback, none); a principal without the private scope is
 // told nothing of private notes (notePrivate, judged on the bytes of each
-// revision an event names). Call it before serving.
+// revision an event names). A connection whose token is revoked is closed at its
+// next message or ping. Call it before serving.
 func (h *HTTPHandler) MountFeed(v *Vault, hub *feed.Hub) {
 	h.feed = feed.NewHandler(hub, feed.HandlerOptions{
 		// ServeHTTP's checkHost already refused a disallowed Host or Origin.
 		CheckOrigin: func(*http.Request) bool { return true },
 		Authenticate: func(r *http.Request, token string) (feed.Access, bool) {
 			var p Principal
+			var key tokenKey
 			switch {
 			case token == "" && h.allowAnon:
 				p = Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}
 			case token != "" && h.tokens != nil:
 				var ok bool
-				if p, _, ok = h.tokens.authenticate(token); !ok {
+				if p, key, ok = h.tokens.authenticate(token); !ok {
 					return feed.Access{}, false
 				}
 			default:
@@ -34,7 +36,8 @@ func (h *HTTPHandler) MountFeed(v *Vault, hub *feed.Hub) {
 			if !p.Can(ScopeRead) {
 				return feed.Access{}, false
 			}
-			a := feed.Access{Principal: p.Name}
+			// A revoked token's connection is closed at its next message or ping.
+			a := feed.Access{Principal: p.Name, Holds: func() bool { return h.holds(key) }}
 			if !p.Can(ScopePrivate) {
 				a.Visible = feedVisible(v)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -21,7 +22,7 @@ import (
 // TestHTTPHandler_Feed: the change feed mounted beside MCP takes the same
 // tokens and host checks; a token without the private scope is told nothing of
 // a note private by folder or by frontmatter (raw frames checked), one with it
-// sees them.
+// sees them; revoking a token closes its connection.
 func TestHTTPHandler_Feed(t *testing.T) {
 	v, _ := newMCPEnv(t, map[string]string{"guide.md": "# Guide\n"})
 	tok, secrets := withTokens(t, "reader")
@@ -121,5 +122,22 @@ func TestHTTPHandler_Feed(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(msgs[1].Changes[0].Path), "personal-notes/") {
 		t.Fatalf("owner got %+v", msgs[1])
+	}
+
+	// A revoked token's connection is closed before it is told of the next commit.
+	if err := tok.Revoke("reader"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Vault.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite,
+		Changes: []repo.Change{{Kind: repo.Put, Path: "tech/later.md", Content: []byte("# Later\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := reader.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation || ce.Text != feed.RevokedReason {
+		t.Fatalf("after the revoke: %q %v, want a close 1008 %q", b, err, feed.RevokedReason)
+	}
+	if msgs, _ := read(all, 1); msgs[0].Type != feed.TypeEvent {
+		t.Fatalf("the owner after the reader's revoke: %+v", msgs[0])
 	}
 }

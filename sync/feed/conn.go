@@ -23,7 +23,16 @@ type Access struct {
 	// content; a change is judged on both its sides (see render), and nothing of a
 	// hidden side is ever sent.
 	Visible func(p note.Path, rev repo.Revision) bool
+	// Holds reports whether the credential the connection was opened with is
+	// still good (nil: always). It is asked before every batch of messages and at
+	// every ping; once false the connection is closed with 1008 and nothing more
+	// is sent.
+	Holds func() bool
 }
+
+// RevokedReason is the close reason of a connection whose credential was
+// revoked.
+const RevokedReason = "credential revoked"
 
 // maxClientFrame caps what a client may send (it has nothing to say but pongs
 // and close frames).
@@ -87,6 +96,9 @@ func (h *Hub) read(conn *websocket.Conn) {
 }
 
 func (s *session) run(ctx context.Context, start repo.CommitID) error {
+	if !s.holds() {
+		return s.revoked()
+	}
 	if err := s.send(Message{Type: TypeHello, Protocol: Protocol, Head: start, Principal: s.access.Principal}); err != nil {
 		return err
 	}
@@ -137,6 +149,9 @@ func (s *session) replay(ctx context.Context, start repo.CommitID) error {
 		if s.c.overflowed() {
 			return s.evict()
 		}
+		if !s.holds() {
+			return s.revoked()
+		}
 		if err := s.pingIfDue(); err != nil {
 			return err
 		}
@@ -172,6 +187,9 @@ func (s *session) live(ctx context.Context) error {
 	for {
 		select {
 		case <-s.c.wake:
+			if !s.holds() {
+				return s.revoked()
+			}
 			var slow bool
 			batch, slow = s.c.take(batch[:0])
 			for _, e := range batch {
@@ -184,6 +202,9 @@ func (s *session) live(ctx context.Context) error {
 				return s.evict()
 			}
 		case <-s.ping.C:
+			if !s.holds() {
+				return s.revoked()
+			}
 			if err := s.writePing(); err != nil {
 				return err
 			}
@@ -201,6 +222,15 @@ func (s *session) live(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+func (s *session) holds() bool { return s.access.Holds == nil || s.access.Holds() }
+
+// revoked closes a client whose credential is no longer good.
+func (s *session) revoked() error {
+	s.h.log.Info("feed: credential revoked; connection closed", "principal", s.access.Principal)
+	s.h.closeConn(s.conn, websocket.ClosePolicyViolation, RevokedReason)
+	return nil
 }
 
 // evict closes a client that fell behind with code 1008 and the resume hint.
