@@ -471,14 +471,29 @@ func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bo
 }
 
 // privateNotes returns the private notes as a Hidden: as indexed before the
-// batch, or after it.
+// batch, or after it; nil when there are none.
 func (u *update) privateNotes(after bool) Hidden {
 	var put map[note.Path]bool
+	some := false
 	if after {
 		put = make(map[note.Path]bool, len(u.puts))
 		for _, p := range u.puts {
 			put[p.rec.path] = p.rec.private
+			some = some || p.rec.private
 		}
+	}
+	if u.dt.pub.docs != u.dt.stats.docs { // private docs before the batch
+		for d := range u.dt.docs {
+			if some {
+				break
+			}
+			r := &u.dt.docs[d]
+			_, reput := put[r.path]
+			some = r.live && r.private && !(after && (u.removed[uint32(d)] || reput))
+		}
+	}
+	if !some {
+		return nil
 	}
 	return func(p note.Path) bool {
 		if private, ok := put[p]; ok {
