@@ -2,7 +2,6 @@ package feed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -51,8 +50,9 @@ const maxPollLimit = 256
 // it (at once, when one is visible), else the next visible commits as they land,
 // waiting up to r.Wait. An unknown Since, or one no longer an ancestor of the
 // head, is answered at once with a resync message naming the head, as the
-// websocket is. A Since the hub has not published yet (a commit the caller just
-// made, still on its way) is taken as it is: the commits up to it are skipped.
+// websocket is. The replay reaches the vault's head even when the hub has not
+// published its last commits yet, so a caller that just made a commit can poll
+// from it.
 // Poll never makes a writer wait; it returns early when ctx ends or the hub closes
 // (with what it has).
 func (h *Hub) Poll(ctx context.Context, r PollRequest) (Poll, error) {
@@ -68,9 +68,16 @@ func (h *Hub) Poll(ctx context.Context, r PollRequest) (Poll, error) {
 		return Poll{}, err
 	}
 	defer h.unregister(c)
-	p := &poller{h: h, r: &r, out: Poll{Cursor: start, Messages: []Message{}}}
-	if since := r.Query.Since; since != "" && since != start {
-		if err := p.place(ctx, since, start); err != nil || p.done() {
+	// The answer is as of the vault's head, which may be ahead of the hub's
+	// (events on their way): a caller that just made a commit finds it, and the
+	// queued events up to that head are skipped.
+	target := h.src.Head()
+	p := &poller{h: h, r: &r, out: Poll{Cursor: target, Messages: []Message{}}}
+	if target != start {
+		p.skipTo = target
+	}
+	if since := r.Query.Since; since != "" && since != target {
+		if err := p.place(ctx, since, target); err != nil || p.done() {
 			return p.out, err
 		}
 	}
@@ -86,8 +93,8 @@ type poller struct {
 	h   *Hub
 	r   *PollRequest
 	out Poll
-	// skipTo: events at or before this commit were told already (a Since ahead
-	// of the hub); "" once one after it was seen.
+	// skipTo: queued events at or before this commit (the vault's head when the
+	// poll began) were replayed already; "" once one after it was seen.
 	skipTo repo.CommitID
 }
 
@@ -103,30 +110,21 @@ func (p *poller) add(ev *repo.Event) {
 	p.out.Cursor = ev.ID
 }
 
-// place starts the answer from since: its replay up to start, a resync, or, for
-// a since ahead of the hub, a skip of the events up to it.
-func (p *poller) place(ctx context.Context, since, start repo.CommitID) error {
+// place starts the answer from since: its replay up to target, or a resync.
+func (p *poller) place(ctx context.Context, since, target repo.CommitID) error {
 	h := p.h
-	detail, err := h.replayable(ctx, since, start)
+	detail, err := h.replayable(ctx, since, target)
 	if err != nil {
 		return err
 	}
 	if detail != "" {
-		ahead, err := h.ahead(ctx, since, start)
-		if err != nil {
-			return err
-		}
-		if !ahead {
-			p.out.Messages = append(p.out.Messages, Message{Type: TypeResync, Head: start, Detail: detail})
-			return nil
-		}
-		p.out.Cursor, p.skipTo = since, since
+		p.out.Messages = append(p.out.Messages, Message{Type: TypeResync, Head: target, Detail: detail})
 		return nil
 	}
 	p.out.Cursor = since
 	after := repo.CommitID("")
 	for {
-		evs, next, err := h.src.CommitsBetween(ctx, since, start, after, h.opts.ReplayPage)
+		evs, next, err := h.src.CommitsBetween(ctx, since, target, after, h.opts.ReplayPage)
 		if err != nil {
 			return fmt.Errorf("replay after %s: %w", since.Short(), err)
 		}
@@ -142,33 +140,6 @@ func (p *poller) place(ctx context.Context, since, start repo.CommitID) error {
 		}
 		after = next
 	}
-}
-
-// ahead reports whether since is a commit the source's branch holds but the hub
-// has not published yet: start is an ancestor of since, and since of the head.
-func (h *Hub) ahead(ctx context.Context, since, start repo.CommitID) (bool, error) {
-	head := h.src.Head()
-	if head == start || head == "" {
-		return false, nil
-	}
-	// b is at or before a iff nothing is reachable from b but not from a.
-	before := func(a, b repo.CommitID) (bool, error) {
-		extra, _, err := h.src.CommitsBetween(ctx, a, b, "", 1)
-		switch {
-		case errors.Is(err, repo.ErrNotFound) || errors.Is(err, repo.ErrInvalid):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("place since %s: %w", since.Short(), err)
-		}
-		return len(extra) == 0, nil
-	}
-	if ok, err := before(head, since); !ok || err != nil {
-		return false, err
-	}
-	if start == "" {
-		return true, nil
-	}
-	return before(since, start)
 }
 
 // wait takes the commits published after the poll registered, until one is
@@ -211,8 +182,8 @@ func (p *poller) wait(ctx context.Context, c *client) (Poll, error) {
 	}
 }
 
-// skip reports whether e is at or before a since the hub had not published when
-// the poll began (told to the caller already).
+// skip reports whether e is at or before the head the poll began at (replayed
+// already).
 func (p *poller) skip(ctx context.Context, e *repo.Event) bool {
 	if p.skipTo == "" {
 		return false
