@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +14,12 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/mcp"
 	"github.com/norn-vault/norn/sync/feed"
 )
@@ -252,5 +257,67 @@ func TestWaitForChanges_BadInput(t *testing.T) {
 	}
 	if v.Head() != head || e.Hub.Stats().Clients != 0 {
 		t.Fatalf("bad input left head %s (was %s), %d hub clients", v.Head(), head, e.Hub.Stats().Clients)
+	}
+}
+
+// wireLog keeps every response byte a client's HTTP transport read.
+type wireLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *wireLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	l.mu.Lock()
+	l.buf.Write(b)
+	l.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, err
+}
+
+func (l *wireLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// TestWaitForChanges_PrivacyOnTheWire: over streamable HTTP, a token without the
+// private scope never reads a private note's path, in any response byte, while
+// private and public notes change beside it.
+func TestWaitForChanges_PrivacyOnTheWire(t *testing.T) {
+	v, e := testmcp.NewEnv(t, testmcp.Fixture)
+	tok, secret := testmcp.Tokens(t, v, map[string][]auth.Scope{"wire-reader": {auth.ScopeRead}})
+	url := testmcp.ServeHTTP(t, e.S, tok)
+	wire := &wireLog{}
+	c, err := testmcp.Dial(t, url, testmcp.Bearer(secret["wire-reader"]), false,
+		transport.WithHTTPBasicClient(&http.Client{Transport: wire}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	head := headNow(t, c, ctx)
+	trusted, tctx := e.Connect(&testmcp.Trusted, false)
+	testmcp.MustCall(t, trusted, tctx, "write_note", map[string]any{"path": "personal-notes/plan.md",
+		"content": "# Plan\nquokka\n"}, nil)
+	testmcp.MustCall(t, trusted, tctx, "edit_note", map[string]any{"path": "tech/secret.md", "op": "append",
+		"content": "quokka\n", "expected_revision": string(v.Revision("tech/secret.md"))}, nil)
+	testmcp.MustCall(t, trusted, tctx, "capture", map[string]any{"text": "public wombat"}, nil)
+	out, _ := waitChanges(t, c, ctx, map[string]any{"since": string(head), "timeout": 60})
+	if len(out.Messages) != 1 || out.Cursor != v.Head() || !strings.HasPrefix(string(out.Messages[0].Changes[0].Path), "inbox/") {
+		t.Fatalf("reader's answer %+v, want the capture alone", out)
+	}
+	raw := wire.String()
+	if !strings.Contains(raw, "inbox/") {
+		t.Fatalf("the wire log misses the answer: %s", raw)
+	}
+	for _, leak := range []string{"personal-notes", "plan.md", "secret", "quokka"} {
+		if strings.Contains(raw, leak) {
+			t.Fatalf("a response names %q: %s", leak, raw)
+		}
 	}
 }
