@@ -52,8 +52,7 @@ const maxPollLimit = 256
 // head, is answered at once with a resync message naming the head, as the
 // websocket is. The replay reaches the vault's head even when the hub has not
 // published its last commits yet, so a caller that just made a commit can poll
-// from it.
-// Poll never makes a writer wait; it returns early when ctx ends or the hub closes
+// from it. Poll never makes a writer wait; it returns early when ctx ends or the hub closes
 // (with what it has).
 func (h *Hub) Poll(ctx context.Context, r PollRequest) (Poll, error) {
 	if r.Wait < 0 || r.Wait > MaxPollWait {
