@@ -82,7 +82,11 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		defer l.Close()
 	}
 
-	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
+	// The change feed's hub, fed by the vault's commit events: the websocket
+	// endpoint (with --http) and wait_for_changes answer from it.
+	hub := feed.New(v, feed.Options{Logger: log})
+	defer hub.Close() // before the vault closes: ends every feed connection and long poll
+	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate, Feed: hub})
 
 	if *stdio {
 		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
@@ -104,8 +108,6 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	hub := feed.New(v, feed.Options{Logger: log})
-	defer hub.Close() // before the vault closes: ends every feed connection
 	h.MountFeed(v, hub)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -122,7 +124,11 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "  change feed: %s (norn watch --url %s)\n", wsURL(serveURL(addr, ln.Addr()))+feed.Path, serveURL(addr, ln.Addr()))
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
-	return serveHTTP(ctx, ln, h.NewServer(), shutdownGrace, log)
+	hs := h.NewServer()
+	// Long polls (wait_for_changes) are in-flight requests: a shutdown answers them
+	// at once instead of waiting out the grace.
+	hs.RegisterOnShutdown(func() { hub.Close() })
+	return serveHTTP(ctx, ln, hs, shutdownGrace, log)
 }
 
 // serveDefaults lays this machine's serve settings (machine.yaml's serve section)

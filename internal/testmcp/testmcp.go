@@ -28,6 +28,7 @@ import (
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/sync/feed"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -100,14 +101,17 @@ func BigNote() string {
 func NewEnv(t *testing.T, files map[string]string) (*vault.Vault, *Env) {
 	t.Helper()
 	v := testvault.OpenServed(t, files)
-	return v, &Env{T: t, V: v, S: mcp.NewMCPServer(v, mcp.MCPOptions{Version: "test"})}
+	hub := feed.New(v, feed.Options{Logger: Quiet})
+	t.Cleanup(func() { hub.Close() })
+	return v, &Env{T: t, V: v, Hub: hub, S: mcp.NewMCPServer(v, mcp.MCPOptions{Version: "test", Feed: hub})}
 }
 
 // Env is an MCP server under test.
 type Env struct {
-	T *testing.T
-	V *vault.Vault
-	S *mcpserver.MCPServer
+	T   *testing.T
+	V   *vault.Vault
+	S   *mcpserver.MCPServer
+	Hub *feed.Hub // the change feed wait_for_changes answers from
 }
 
 // CallTool calls a tool and decodes its structured content into out (on success)

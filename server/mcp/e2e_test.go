@@ -351,6 +351,24 @@ func e2eCases() []e2eCase {
 			{args: map[string]any{"limit": 501}, code: mcp.CodeInvalidInput},
 		}},
 
+		{tool: "wait_for_changes", good: func(t *testing.T, s *e2eSession) {
+			// The last commit, from its parent, as git lists it; from HEAD, nothing.
+			var w mcp.WaitForChangesResult
+			s.call(t, "wait_for_changes", map[string]any{"since": s.git(t, "rev-parse", "HEAD~1"), "timeout": 0}, &w)
+			head := s.git(t, "rev-parse", "HEAD")
+			if len(w.Messages) != 1 || string(w.Messages[0].Commit) != head || string(w.Cursor) != head || w.TimedOut {
+				t.Fatalf("wait_for_changes from HEAD~1: %+v", w)
+			}
+			s.call(t, "wait_for_changes", map[string]any{"since": head, "timeout": 0}, &w)
+			if len(w.Messages) != 0 || !w.TimedOut || string(w.Cursor) != head {
+				t.Fatalf("wait_for_changes from HEAD: %+v", w)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"timeout": 61}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"since": "HEAD"}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"folders": []string{".."}}, code: mcp.CodeInvalidInput},
+		}},
+
 		{tool: "history", good: func(t *testing.T, s *e2eSession) {
 			var h mcp.HistoryResult
 			s.call(t, "history", map[string]any{"path": alpha}, &h)
@@ -553,7 +571,7 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 			t.Errorf("tools/list has %s, which the e2e table does not cover", name)
 		}
 	}
-	if len(tools) != 20 || t.Failed() {
+	if len(tools) != 21 || t.Failed() {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tc := range cases {

@@ -16,6 +16,7 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/sync/feed"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -33,6 +34,10 @@ type MCPOptions struct {
 	// leave it unset so that every tool result they see is checked and the schemas
 	// stay honest.
 	SkipOutputValidation bool
+	// Feed is the change feed's hub wait_for_changes answers from (nil: the
+	// tool answers internal). The caller owns it (feed.New over the vault) and
+	// closes it after the server stops.
+	Feed *feed.Hub
 	// Now is the clock of the tools that write the time (capture's heading, the
 	// inbox note's date); nil is time.Now.
 	Now func() time.Time
@@ -62,7 +67,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	if now == nil {
 		now = time.Now
 	}
-	t := &mcpTools{v: v, log: log, now: now}
+	t := &mcpTools{v: v, log: log, now: now, feed: opts.Feed}
 	t.subs = newSubscriptions(t)
 	hooks := &mcpserver.Hooks{}
 	t.subs.register(hooks)
@@ -81,6 +86,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addReadTools()
 	t.addGraphTools()
 	t.addWriteTools()
+	t.addFeedTools()
 	t.addResources()
 	return t.srv
 }
@@ -92,6 +98,7 @@ type mcpTools struct {
 	log  *slog.Logger
 	now  func() time.Time
 	subs *subscriptions
+	feed *feed.Hub
 }
 
 // toolDef describes one tool: its name, what it is for, the scope it needs and its

@@ -128,6 +128,13 @@ func (t *mcpTools) listResources(ctx context.Context, _ any, req *mcpgo.ListReso
 // each commit event, sends notifications/resources/updated {uri} to those whose note the
 // commit changed and which may see it. It observes commit events only while it
 // has subscribers.
+//
+// It takes the vault's commit events (vault.Vault.Subscribe) directly rather than
+// through the change feed's hub: they are the same events the hub is fed, in the
+// same order, each judged by the same privacy rule (vault.Vault.PublicAt), and
+// what the hub adds — a cursor, replay, a bounded queue per client — a
+// notification has no use for (it carries no cursor and is never replayed; a
+// client too slow to take one misses it and reads the note again).
 type subscriptions struct {
 	t      *mcpTools
 	mu     sync.Mutex
@@ -261,8 +268,6 @@ func (s *subscriptions) onEvent(ev repo.Event) {
 		return
 	}
 	ctx := context.Background()
-	v := s.t.v
-	cfg, _, cfgErr := v.Settings.Current(ctx)
 	for _, ch := range ev.Changes {
 		for _, p := range []note.Path{ch.Path, ch.From} {
 			list := subs[p]
@@ -275,9 +280,9 @@ func (s *subscriptions) onEvent(ev repo.Event) {
 			if rev == "" || p == ch.From {
 				rev = ch.OldRevision
 			}
-			b, err := v.ReadRevision(ctx, rev)
-			// Settings that do not parse leave privacy unknown: every note counts as private.
-			private := cfgErr != nil || err != nil || vault.NotePrivate(cfg, p, b)
+			// The feed's rule (fail closed: settings that do not parse, or bytes
+			// that cannot be read, count as private).
+			private := !s.t.v.PublicAt(ctx, p, rev)
 			for _, sub := range list {
 				if private && !sub.p.Can(auth.ScopePrivate) {
 					continue

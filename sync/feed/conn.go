@@ -120,7 +120,7 @@ func (s *session) replay(ctx context.Context, start repo.CommitID) error {
 	if since == start {
 		return nil
 	}
-	if detail, err := s.replayable(ctx, since, start); err != nil {
+	if detail, err := s.h.replayable(ctx, since, start); err != nil {
 		return err
 	} else if detail != "" {
 		s.cursor = start
@@ -160,13 +160,13 @@ func (s *session) replay(ctx context.Context, start repo.CommitID) error {
 
 // replayable says why since cannot be replayed up to start ("" when it can):
 // it is not a commit of the vault, or not an ancestor of start.
-func (s *session) replayable(ctx context.Context, since, start repo.CommitID) (string, error) {
+func (h *Hub) replayable(ctx context.Context, since, start repo.CommitID) (string, error) {
 	if start == "" {
 		return "the vault has no commits", nil
 	}
 	// since is an ancestor of start iff nothing is reachable from since but not
 	// from start.
-	extra, _, err := s.h.src.CommitsBetween(ctx, start, since, "", 1)
+	extra, _, err := h.src.CommitsBetween(ctx, start, since, "", 1)
 	switch {
 	case errors.Is(err, repo.ErrNotFound) || errors.Is(err, repo.ErrInvalid):
 		return fmt.Sprintf("since %s is not a commit of this vault", since.Short()), nil
