@@ -175,10 +175,3 @@ func (v *Vault) PublicAt(ctx context.Context, p note.Path, rev repo.Revision) bo
 	}
 	return !notePrivate(cfg, p, b, nil, nil)
 }
-
-// NotePrivate reports whether the note at p with bytes raw is private under cfg
-// (notePrivate), for a surface that judges bytes it already holds, such as a
-// notification of a commit.
-func NotePrivate(cfg config.Config, p note.Path, raw []byte) bool {
-	return notePrivate(cfg, p, raw, nil, nil)
-}
