@@ -3,49 +3,19 @@ package vault_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/norn-vault/norn/internal/testrerank"
-	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
-	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/rerank"
 	"github.com/norn-vault/norn/vault"
 )
 
-// openReranked imports files into a new vault and opens it with a reranker at
-// url (none when url is ""), modified by mod.
 func openReranked(t *testing.T, files map[string]string, url string, mod func(*rerank.Options)) *vault.Vault {
-	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	testvault.WriteFiles(t, dir, files)
-	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: testvault.Owner, Now: testvault.Clock},
-		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v0.Close()
-	o := vault.Options{Repo: repo.Options{Owner: testvault.Owner, Now: testvault.Clock}}
-	if url != "" {
-		o.Rerank = func(gitDir string) (*rerank.Reranker, error) {
-			ro := rerank.Options{Endpoint: url, Model: "m1", EgressPath: filepath.Join(gitDir, "norn", "egress.jsonl")}
-			if mod != nil {
-				mod(&ro)
-			}
-			return rerank.New(ro)
-		}
-	}
-	v, err := vault.Open(ctx, dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
+	return testrerank.Open(t, files, url, mod)
 }
 
 func paths(r *vault.SearchResponse) []note.Path {

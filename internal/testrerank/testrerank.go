@@ -7,15 +7,22 @@ package testrerank
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
+	"github.com/norn-vault/norn/vault"
 )
 
 // Marker starts every secret string of a private note; no request may hold it.
@@ -183,5 +190,38 @@ func NewVault(seed uint64, n int) *Vault {
 	for range 12 {
 		v.Queries = append(v.Queries, strings.Join(pick(), " "))
 	}
+	return v
+}
+
+// Open imports files into a new vault (gate profile default, pinned clock) and
+// opens it with a reranker at url, model m1, egress in its git directory,
+// modified by mod; without a reranker when url is "". It is closed when the test
+// ends.
+func Open(t testing.TB, files map[string]string, url string, mod func(*rerank.Options)) *vault.Vault {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	testvault.WriteFiles(t, dir, files)
+	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: testvault.Owner, Now: testvault.Clock},
+		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v0.Close()
+	o := vault.Options{Repo: repo.Options{Owner: testvault.Owner, Now: testvault.Clock}}
+	if url != "" {
+		o.Rerank = func(gitDir string) (*rerank.Reranker, error) {
+			ro := rerank.Options{Endpoint: url, Model: "m1", EgressPath: filepath.Join(gitDir, "norn", "egress.jsonl")}
+			if mod != nil {
+				mod(&ro)
+			}
+			return rerank.New(ro)
+		}
+	}
+	v, err := vault.Open(ctx, dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
 	return v
 }
