@@ -146,7 +146,9 @@ func TestVault_SearchRerank_Failures(t *testing.T) {
 			func(o *rerank.Options) { o.Timeout = 200 * time.Millisecond }, "bm25 (rerank failed: timeout)"},
 		{"http", func(testrerank.Query) (int, string) { return 500, `{"error":"boom"}` },
 			func(o *rerank.Options) { o.Retries = -1 }, "bm25 (rerank failed: http 500)"},
-		{"malformed", func(testrerank.Query) (int, string) { return 200, testrerank.Completion(`{"scores":[{"id":"nope","score":1}]}`) },
+		{"malformed", func(testrerank.Query) (int, string) {
+			return 200, testrerank.Completion(`{"scores":[{"id":"nope","score":1}]}`)
+		},
 			nil, "bm25 (rerank failed: malformed answer)"},
 		{"partial", func(testrerank.Query) (int, string) { return 200, testrerank.Completion(`{"scores":[{"id":`) },
 			nil, "bm25 (rerank failed: malformed answer)"},
