@@ -27,8 +27,10 @@ func TestCLI_SearchRerank(t *testing.T) {
 	mustCLI(t, dir, "", "commit")
 	ep := testrerank.New(t, testrerank.Last)
 	type result struct {
-		Engine  string `json:"engine"`
-		Rerank  *struct{ TokensIn int `json:"tokens_in"` }
+		Engine string `json:"engine"`
+		Rerank *struct {
+			TokensIn int `json:"tokens_in"`
+		}
 		Results []struct{ Path string }
 	}
 	searchJSON := func(vars map[string]string, stdin string, args ...string) []result {
