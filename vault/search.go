@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -47,6 +48,17 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 		return resp, err
 	}
 	start := time.Now()
+	if r.Offset == 0 {
+		// The first page alone often settles the gate: when it stays closed the
+		// search costs what it did without a reranker.
+		resp, err := v.Index.Search(ctx, r)
+		if err != nil || resp.Engine != EngineBM25 {
+			return resp, err
+		}
+		if cfg, _, err := v.Settings.Current(ctx); err == nil && !asks(cfg, r.Rerank, resp) {
+			return resp, nil
+		}
+	}
 	limit := r.Limit
 	if limit <= 0 {
 		limit = graph.DefaultLimit
@@ -67,11 +79,7 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 		page(resp, r.Offset, limit)
 		return resp, nil
 	}
-	cands := make([]rerank.Candidate, len(resp.Hits))
-	for i, h := range resp.Hits {
-		cands[i] = rerank.Candidate{ID: string(h.Path), Path: string(h.Path), Title: h.Title, Revision: h.Revision,
-			Score: h.Score, Private: h.Private || cfg.IsPrivate(h.Path, nil)}
-	}
+	cands := candidates(cfg, resp.Hits)
 	gate := rerank.Gate{Threshold: cfg.Rerank.Threshold}
 	if _, ask := rerank.Decide(gate, r.Rerank, cands); ask {
 		v.sectionTexts(ctx, cands, resp.Hits, rr.K())
@@ -94,6 +102,37 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 	page(resp, r.Offset, limit)
 	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return resp, nil
+}
+
+// candidates are hits as the reranker takes them, in order: private by the
+// index's private bit (the privacy rule, judged when the note was indexed) or by
+// a folder private under the current settings cfg (an index not yet rebuilt after
+// they changed).
+func candidates(cfg config.Config, hits []graph.Hit) []rerank.Candidate {
+	cands := make([]rerank.Candidate, len(hits))
+	for i, h := range hits {
+		cands[i] = rerank.Candidate{ID: string(h.Path), Path: string(h.Path), Title: h.Title, Revision: h.Revision,
+			Score: h.Score, Private: h.Private || cfg.IsPrivate(h.Path, nil)}
+	}
+	return cands
+}
+
+// asks reports whether the reranker may be asked for a search whose first page
+// (offset 0) is resp: false only when the page settles the gate — it holds two
+// public hits, or every hit — and the gate stays closed under mode.
+func asks(cfg config.Config, mode rerank.Mode, resp *SearchResponse) bool {
+	cands := candidates(cfg, resp.Hits)
+	public := 0
+	for _, c := range cands {
+		if !c.Private {
+			public++
+		}
+	}
+	if public < 2 && len(resp.Hits) < resp.Total {
+		return true // the top two public scores lie beyond the page
+	}
+	_, ask := rerank.Decide(rerank.Gate{Threshold: cfg.Rerank.Threshold}, mode, cands)
+	return ask
 }
 
 // page cuts resp's hits (from offset 0) to the page [offset, offset+limit).
