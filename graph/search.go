@@ -65,6 +65,16 @@ type Hit struct {
 	// Private is the doc's Doc.Private, as the index holds it: a caller that
 	// hands hits on (a reranker) keeps private ones home.
 	Private bool
+	// Inbound is set when the inbound field — what other notes say where they
+	// link to this one — added to the score: the linking line that holds the
+	// most query words, and the note it is in.
+	Inbound *InboundLine
+}
+
+// InboundLine is a line of another note that links to a hit.
+type InboundLine struct {
+	From note.Path
+	Text string
 }
 
 // Chunk is one heading section of a hit.

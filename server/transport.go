@@ -21,6 +21,7 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/sync/feed"
 )
 
 // MCPPath is where the HTTP server answers MCP (streamable HTTP).
@@ -117,6 +118,7 @@ type HTTPHandler struct {
 	maxBody   int64
 	limits    httpLimits
 	slots     *principalSlots
+	feed      http.Handler // the change feed (MountFeed), or nil
 
 	mu       sync.Mutex
 	sessions map[string]binding   // session id → who created it
@@ -199,6 +201,10 @@ func (h *HTTPHandler) CloseSessions() { h.mcp.CloseSessions(context.Background()
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.checkHost(w, r) {
+		return
+	}
+	if r.URL.Path == feed.Path && h.feed != nil {
+		h.feed.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path != MCPPath {

@@ -157,6 +157,25 @@ func (c *Viewer) ReadAt(ctx context.Context, p note.Path, at string) (*repo.Blob
 	return c.v.Read(ctx, p, at)
 }
 
+// PublicAt reports whether the note at p with the bytes of revision rev ("": by
+// its path alone) may be shown to an actor who may not see private notes: the
+// privacy rule for a surface that judges one revision at a time, such as the
+// change feed. Settings that do not parse or bytes that cannot be read count as
+// private (fail closed).
+func (v *Vault) PublicAt(ctx context.Context, p note.Path, rev repo.Revision) bool {
+	cfg, _, err := v.Settings.Current(ctx)
+	if err != nil {
+		return false
+	}
+	var b []byte
+	if rev != "" {
+		if b, err = v.ReadRevision(ctx, rev); err != nil {
+			return false
+		}
+	}
+	return !notePrivate(cfg, p, b, nil, nil)
+}
+
 // NotePrivate reports whether the note at p with bytes raw is private under cfg
 // (notePrivate), for a surface that judges bytes it already holds, such as a
 // notification of a commit.
