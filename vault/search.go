@@ -168,13 +168,19 @@ func (v *Vault) sectionTexts(ctx context.Context, cands []rerank.Candidate, hits
 
 // sectionText is the heading section of the note at p (bytes raw) that holds
 // line (1-based; 0: the body's start), from its heading to the next heading of
-// any level, capped at sectionCap bytes. When the line lies deep in a long
-// section, the text is the heading line and the section from that line on.
+// any level, capped at sectionCap bytes; never the frontmatter. When the line
+// lies deep in a long section, the text is the heading line and the section from
+// that line on.
 func sectionText(p note.Path, raw []byte, line int) string {
 	n, err := note.Parse(p, raw)
-	body := 0
-	if err == nil {
+	body := 0 // frontmatter is never sent
+	switch rest := bodyAfterFrontmatter(raw); {
+	case err == nil:
 		body = n.BodyStart
+	case rest != nil:
+		body = len(raw) - len(rest)
+	case bytes.HasPrefix(raw, []byte("---")):
+		return "" // frontmatter without its end: no body to tell apart
 	}
 	off := body
 	if line > 0 {
