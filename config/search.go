@@ -40,8 +40,9 @@ type Search struct {
 	Inbound Inbound `yaml:"inbound"`
 }
 
-// Inbound configures the inbound field's BM25F weight (≥ 0; 0 turns the field
-// off, the default: see docs/search.md) and length normalisation b (0 to 1, default 0.5). Weight 1 is what was measured.
+// Inbound configures the inbound field's BM25F weight (≥ 0, default 1; 0 turns
+// the field off: see docs/search.md) and length normalisation b (0 to 1, default
+// 0.5), as measured in docs/search-quality.md.
 type Inbound struct {
 	Weight float64 `yaml:"weight"`
 	B      float64 `yaml:"b"`
@@ -87,7 +88,7 @@ func defaultSearch() Search {
 		Prefix:        0.2,
 		Proximity:     0.5,
 		Feedback:      Feedback{Docs: 5, Terms: 20, Weight: 0.5},
-		Inbound:       Inbound{Weight: 0, B: 0.5},
+		Inbound:       Inbound{Weight: 1, B: 0.5},
 	}
 }
 

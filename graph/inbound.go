@@ -20,16 +20,21 @@ import (
 // the others (Weights.Inbound), but its text belongs to the linking notes, so it
 // is kept apart from the note's own postings:
 //
-//   - its postings are those of the inbound terms <term>\x01 (lines from public
-//     notes) and <term>\x02 (lines from private notes), keyed and blocked like any
-//     term's, so catching up rewrites only the blocks whose postings change;
+//   - its postings are those of the inbound terms <term>\x01 (the public lines:
+//     links from public notes as they resolve without the private notes, the
+//     rule of linkview.go) and <term>\x02 (the lines only a caller who sees
+//     private notes sees: links from private notes, and public links that
+//     resolve to the note only with the private notes shown), keyed and blocked
+//     like any term's, so catching up rewrites only the blocks whose postings
+//     change;
 //   - s/i/<doc> holds the lines kept (with their sources) and the inbound terms
 //     with their postings' hashes (as a forward list does);
 //   - the doc record and the stats carry the field's two lengths.
 //
 // A search that hides private notes reads only the \x01 postings and ranks with
-// the public lengths, so it answers as an index without the private notes would;
-// a full search reads both and adds the lengths.
+// the public lengths, so it answers as an index without the private notes would
+// (a private note's name cannot move a public line); a full search reads both
+// and adds the lengths.
 //
 // A note keeps at most maxInboundLines distinct lines from public notes and as
 // many from private notes: the lines that add the most words not yet kept.
@@ -66,36 +71,97 @@ func splitTerm(t []byte) ([]byte, byte) {
 type inLine struct {
 	from    note.Path
 	text    string
-	private bool // from a private note
+	private bool // seen only by a caller who sees private notes
 }
 
-// inboundLines returns the lines of the field of node t: every resolved link to t
-// from another note, its context line (line(id, i) returns link i's of node id),
-// or a typed edge's why; chosen by selectLines.
-func (g *linkGraph) inboundLines(t int32, line func(id int32, i int) (string, error), private func(id int32) bool) ([]inLine, error) {
+// inboundLines returns the lines of the field of node t, chosen by selectLines:
+// every resolved link to t from another note, its context line (line(id, i)
+// returns link i's of node id) or a typed edge's why. pub is the graph as seen
+// without the private notes (linkview's rule): the links that resolve to t there
+// give the public lines, so that the public view equals an index that never held
+// the private notes; the links that resolve to t only with the private notes
+// shown (theirs, and public ones their names pull to t) give the private lines.
+// A public link a private name makes ambiguous counts, to a caller who sees
+// private notes, where it resolves without them.
+func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) (string, error)) ([]inLine, error) {
 	var out []inLine
-	for _, b := range g.in[t] {
+	add := func(b backref, private bool) error {
 		if b.from == t {
-			continue
+			return nil
 		}
 		n := g.nodes[b.from]
 		if n == nil || n.attachment {
-			continue
+			return nil
 		}
 		l := &n.rec.links[b.link]
 		text := l.why
 		if l.kind != EdgeKindTyped {
 			var err error
 			if text, err = line(b.from, int(b.link)); err != nil {
-				return nil, fmt.Errorf("context record %s: %w", n.rec.names.path, err)
+				return fmt.Errorf("context record %s: %w", n.rec.names.path, err)
 			}
 		}
-		if strings.TrimSpace(text) == "" {
-			continue
+		if strings.TrimSpace(text) != "" {
+			out = append(out, inLine{from: n.rec.names.path, text: text, private: private})
 		}
-		out = append(out, inLine{from: n.rec.names.path, text: text, private: private(b.from)})
+		return nil
+	}
+	hidden := pub.hidden != nil && pub.hides(t)
+	if !hidden {
+		for _, b := range pub.in(t) {
+			if err := add(b, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pub.hidden != nil {
+		for _, b := range g.in[t] {
+			if !hidden && !pub.hides(b.from) && pub.out(b.from, int(b.link)).to == t {
+				continue // a public line
+			}
+			if err := add(b, true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return selectLines(out), nil
+}
+
+// markPublicTargets adds to marked the notes that links meeting keys (and the
+// links of the notes at paths) resolve to in pub where that differs from where
+// they resolve in the graph: the notes whose public lines may change when the
+// notes holding keys change, beyond those the graph's own changes mark (see
+// linkGraph.apply). Called before and after apply, it covers the public
+// resolutions before and after.
+func (g *linkGraph) markPublicTargets(pub *view, keys []string, paths []note.Path, marked map[note.Path]bool) {
+	if pub.hidden == nil {
+		return
+	}
+	seen := map[int32]bool{}
+	visit := func(src int32) {
+		if seen[src] || pub.hides(src) {
+			return
+		}
+		seen[src] = true
+		for i, r := range g.nodes[src].out {
+			if !pub.touchesHidden(r) {
+				continue
+			}
+			if o := pub.out(src, i); o.to >= 0 {
+				marked[g.nodes[o.to].rec.names.path] = true
+			}
+		}
+	}
+	for _, k := range keys {
+		for _, src := range g.byKey[k] {
+			visit(src)
+		}
+	}
+	for _, p := range paths {
+		if id, n, ok := g.node(p); ok && !n.attachment {
+			visit(id)
+		}
+	}
 }
 
 // decodeContexts decodes a context record (nodeRec.encodeContexts).
@@ -323,7 +389,7 @@ func (u *update) dropInbound(id uint32) error {
 // changed to the batch: postings, inbound record, doc record and stats. lg is the
 // graph after the batch; context records come from the batch for the notes put,
 // else from the index.
-func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Path]bool) error {
+func (u *update) inbound(ctx context.Context, lg *linkGraph, pub *view, marked map[note.Path]bool) error {
 	putAt := make(map[note.Path]int, len(u.puts))
 	for i, p := range u.puts {
 		putAt[p.rec.path] = i
@@ -357,30 +423,91 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Pat
 		}
 		return "", nil
 	}
-	private := func(id int32) bool {
-		p := lg.nodes[id].rec.names.path
-		if i, ok := putAt[p]; ok {
-			return u.puts[i].rec.private
-		}
-		d, ok := u.dt.byPath[p]
-		return ok && u.dt.docs[d].private
-	}
 	da := newDocAnalyzer(u.ix.an)
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := u.inboundOf(p, putAt, lg, da, line, private); err != nil {
+		if err := u.inboundOf(p, putAt, lg, pub, da, line); err != nil {
 			return fmt.Errorf("inbound field of %s: %w", p, err)
 		}
 	}
 	return nil
 }
 
+// applyGraph brings lg to the batch (lg.apply) and returns the notes whose
+// inbound field may change, with the graph as seen without the private notes
+// after the batch. Beyond the notes apply marks, those are the notes where links
+// the batch can re-resolve point without the private notes, before the batch
+// and after it: a private note's name can make a public link ambiguous, and a
+// note put can change privacy, so a public line can move while the graph's own
+// resolution stays.
+func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bool, *view) {
+	var keys []string
+	paths := slices.Clone(remove)
+	for _, p := range remove {
+		keys = append(keys, lg.res.keysOf(p)...)
+	}
+	for i := range u.nodes {
+		nn := u.nodes[i].names
+		keys = append(append(keys, lg.res.keysOf(nn.path)...), keysOfNames(nn)...)
+		paths = append(paths, nn.path)
+	}
+	for _, p := range u.atts {
+		e := fileEntry(p)
+		keys = append(keys, e.keys()...)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	before := map[note.Path]bool{}
+	lg.markPublicTargets(lg.view(u.privateNotes(false)), keys, paths, before)
+	marked := lg.apply(u.nodes, u.atts, remove)
+	pub := lg.view(u.privateNotes(true))
+	lg.markPublicTargets(pub, keys, paths, marked)
+	for p := range before {
+		marked[p] = true
+	}
+	return marked, pub
+}
+
+// privateNotes returns the private notes as a Hidden: as indexed before the
+// batch, or after it; nil when there are none.
+func (u *update) privateNotes(after bool) Hidden {
+	var put map[note.Path]bool
+	some := false
+	if after {
+		put = make(map[note.Path]bool, len(u.puts))
+		for _, p := range u.puts {
+			put[p.rec.path] = p.rec.private
+			some = some || p.rec.private
+		}
+	}
+	if u.dt.pub.docs != u.dt.stats.docs { // private docs before the batch
+		for d := range u.dt.docs {
+			if some {
+				break
+			}
+			r := &u.dt.docs[d]
+			_, reput := put[r.path]
+			some = r.live && r.private && !(after && (u.removed[uint32(d)] || reput))
+		}
+	}
+	if !some {
+		return nil
+	}
+	return func(p note.Path) bool {
+		if private, ok := put[p]; ok {
+			return private
+		}
+		d, ok := u.dt.byPath[p]
+		return ok && u.dt.docs[d].private
+	}
+}
+
 // inboundOf brings the inbound field of the note at p, if indexed after the
 // batch, to lg (see inbound).
-func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, da *docAnalyzer,
-	line func(int32, int) (string, error), private func(int32) bool) error {
+func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, pub *view, da *docAnalyzer,
+	line func(int32, int) (string, error)) error {
 	var id uint32
 	var rec docRecord
 	var counted [2]uint32 // what u.st counts of its inbound lengths
@@ -397,7 +524,7 @@ func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, 
 	var lines []inLine
 	if nid, n, ok := lg.node(p); ok && !n.attachment {
 		var err error
-		if lines, err = lg.inboundLines(nid, line, private); err != nil {
+		if lines, err = lg.inboundLines(nid, pub, line); err != nil {
 			return corrupt(err)
 		}
 	}
@@ -515,7 +642,13 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 		}
 		return contextAt(rec, i)
 	}
-	private := func(id int32) bool { return b.recs[id].private }
+	pub := lg.view(nil)
+	if slices.ContainsFunc(b.recs, func(r docRecord) bool { return r.private }) {
+		pub = lg.view(func(p note.Path) bool {
+			id, ok := lg.ids[p]
+			return ok && int(id) < len(b.recs) && b.recs[id].private
+		}).all()
+	}
 	const run = 1024
 	out := make([]*analysedInbound, run)
 	errs := make([]error, run)
@@ -524,7 +657,7 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 		err := parallel(ctx, n, 64, func() func(i int) {
 			da := newDocAnalyzer(an)
 			return func(i int) {
-				lines, err := lg.inboundLines(int32(lo+i), line, private)
+				lines, err := lg.inboundLines(int32(lo+i), pub, line)
 				out[i], errs[i] = analyseInbound(da, lines), err
 			}
 		})

@@ -87,7 +87,7 @@ func DefaultWeights() Weights {
 		Body:        FieldWeight{Weight: 1, B: 0.75},
 		Path:        FieldWeight{Weight: 0.5, B: 0.3},
 		Frontmatter: FieldWeight{Weight: 1, B: 0.5},
-		Inbound:     FieldWeight{Weight: 0, B: 0.5}, // off until the public view resolves links without private names (see inbound.go)
+		Inbound:     FieldWeight{Weight: 1, B: 0.5}, // docs/search-quality.md
 		Prefix:      0.2,
 		Proximity:   0.5,
 

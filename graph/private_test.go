@@ -37,8 +37,12 @@ func newPrivateVault(seed uint64) *privateVault {
 func (pv *privateVault) note(i, v int) string {
 	r := pv.rng
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\ntitle: %s note %d v%d\ntags: [t%d]\nstatus: s%d\n---\n# %s heading\n\n",
-		privateVocab[r.IntN(len(privateVocab))], i, v, i%5, r.IntN(3), privateVocab[r.IntN(len(privateVocab))])
+	title := fmt.Sprintf("%s note %d v%d", privateVocab[r.IntN(len(privateVocab))], i, v)
+	if i%40 == 0 && r.IntN(2) == 0 { // a shared title: [[Alpha plan]] resolves only while one note holds it
+		title = "Alpha plan"
+	}
+	fmt.Fprintf(&b, "---\ntitle: %s\ntags: [t%d]\nstatus: s%d\n---\n# %s heading\n\n",
+		title, i%5, r.IntN(3), privateVocab[r.IntN(len(privateVocab))])
 	for w := range 10 + r.IntN(60) {
 		if w%9 == 8 {
 			b.WriteString("\n")
@@ -47,8 +51,11 @@ func (pv *privateVault) note(i, v int) string {
 			fmt.Fprintf(&b, "zyxw%03d ", r.IntN(400))
 			continue
 		}
-		if r.IntN(10) == 0 { // a link: its line enters the target's inbound field
+		switch r.IntN(20) { // a link: its line enters the target's inbound field
+		case 0:
 			fmt.Fprintf(&b, "[[n%03d]] ", r.IntN(200))
+		case 1:
+			b.WriteString("[[Alpha plan]] ")
 		}
 		b.WriteString(privateVocab[r.IntN(len(privateVocab))] + " ")
 	}
@@ -160,6 +167,7 @@ func testHidePrivate(t *testing.T, opts graph.Options) {
 				t.Fatal(err)
 			}
 			comparePublic(t, "rebuilt", rebuilt, public)
+			compareShown(t, ix, rebuilt)
 			if err := ix.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -217,6 +225,20 @@ func comparePublic(t *testing.T, when string, ix, public *graph.Index) (leaked b
 	return leaked
 }
 
+// compareShown checks every query on ix, built incrementally, against rebuilt
+// with the private notes shown: both views' lines follow their notes exactly.
+func compareShown(t *testing.T, ix, rebuilt *graph.Index) {
+	t.Helper()
+	for _, q := range privateQueries {
+		o := graph.SearchOptions{Limit: 1000}
+		got, want := search(t, ix, q, o), search(t, rebuilt, q, o)
+		if got.Total != want.Total || !reflect.DeepEqual(got.Hits, want.Hits) {
+			t.Errorf("%q with private notes shown: total %d incremental, %d rebuilt%s", q, got.Total, want.Total, firstHitDiff(got.Hits, want.Hits))
+			return
+		}
+	}
+}
+
 // firstHitDiff describes the first hit that differs between got and want.
 func firstHitDiff(got, want []graph.Hit) string {
 	for i := range max(len(got), len(want)) {
@@ -258,4 +280,90 @@ func TestIndex_PrivateFolders(t *testing.T) {
 		t.Fatalf("open with the same folders: %v", err)
 	}
 	ix.Close()
+}
+
+// TestSearch_HidePrivate_NameCollision walks one public link, [[Alpha plan]],
+// through the ways a private note's name changes where it resolves: a private
+// namesake makes it ambiguous only to a caller who sees private notes; a second
+// public namesake makes it ambiguous to everyone (its target loses the line
+// though nothing it links to changed); privacy flips; renames. After every step
+// the incremental index answers, hiding private notes, as an index of the public
+// notes alone, and, showing them, as a rebuild.
+func TestSearch_HidePrivate_NameCollision(t *testing.T) {
+	ctx := context.Background()
+	plan := func(title, body string) string { return "---\ntitle: " + title + "\n---\n" + body + "\n" }
+	notes := map[string]string{
+		"a.md": plan("Source", "the zebrafinch roadmap is [[Alpha plan]]"),
+		"p.md": plan("Alpha plan", "public plan text"),
+	}
+	private := map[string]bool{}
+	steps := []struct {
+		name    string
+		put     map[string]string
+		private map[string]bool
+		rm      []note.Path
+	}{
+		{name: "start", put: notes},
+		{name: "private namesake", put: map[string]string{"x.md": plan("Alpha plan", "secret plan")}, private: map[string]bool{"x.md": true}},
+		{name: "public namesake", put: map[string]string{"q.md": plan("Alpha plan", "another plan")}},
+		{name: "public namesake gone", rm: []note.Path{"q.md"}},
+		{name: "namesake made public", put: map[string]string{"x.md": plan("Alpha plan", "secret plan")}},
+		{name: "namesake made private", put: map[string]string{"x.md": plan("Alpha plan", "secret plan")}, private: map[string]bool{"x.md": true}},
+		{name: "public target renamed", put: map[string]string{"p.md": plan("Beta plan", "public plan text")}},
+		{name: "public target named back", put: map[string]string{"p.md": plan("Alpha plan", "public plan text")}},
+		{name: "private namesake gone", rm: []note.Path{"x.md"}},
+	}
+	ix, _ := openIndex(t, inboundOn())
+	live := map[string]string{}
+	for c, s := range steps {
+		for p, text := range s.put {
+			live[p] = text
+			private[p] = s.private[p]
+		}
+		for _, p := range s.rm {
+			delete(live, string(p))
+			delete(private, string(p))
+		}
+		docs := func(only func(p string) bool) []graph.Doc {
+			m := map[string]string{}
+			for p, text := range live {
+				if only(p) {
+					m[p] = text
+				}
+			}
+			ds := mkDocs(t, m)
+			for i := range ds {
+				ds[i].Private = private[string(ds[i].Path)]
+			}
+			return ds
+		}
+		put := mkDocs(t, s.put)
+		for i := range put {
+			put[i].Private = private[string(put[i].Path)]
+		}
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c), put, s.rm)); err != nil {
+			t.Fatal(err)
+		}
+		public, _ := openIndex(t, inboundOn())
+		if err := public.Rebuild(ctx, "p", graph.DocRecords(seq(docs(func(p string) bool { return !private[p] }))), nil); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt, _ := openIndex(t, inboundOn())
+		if err := rebuilt.Rebuild(ctx, "r", graph.DocRecords(seq(docs(func(string) bool { return true }))), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"zebrafinch", "zebrafinch plan", "roadmap"} {
+			want := search(t, public, q, graph.SearchOptions{Limit: 10})
+			got := search(t, ix, q, graph.SearchOptions{Limit: 10, HidePrivate: true})
+			if got.Total != want.Total || !reflect.DeepEqual(got.Hits, want.Hits) {
+				t.Errorf("%s: %q hiding private notes: total %d, without them %d%s", s.name, q, got.Total, want.Total, firstHitDiff(got.Hits, want.Hits))
+			}
+		}
+		for _, q := range []string{"zebrafinch", "roadmap"} {
+			got, want := search(t, ix, q, graph.SearchOptions{Limit: 10}), search(t, rebuilt, q, graph.SearchOptions{Limit: 10})
+			if got.Total != want.Total || !reflect.DeepEqual(got.Hits, want.Hits) {
+				t.Errorf("%s: %q shown: total %d incremental, %d rebuilt%s", s.name, q, got.Total, want.Total, firstHitDiff(got.Hits, want.Hits))
+			}
+		}
+	}
 }

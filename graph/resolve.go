@@ -122,6 +122,18 @@ func (r *Resolver) addNote(nn nodeNames) {
 	if _, dup := r.known[nn.path]; dup {
 		return
 	}
+	e := noteEntry(nn)
+	i := r.add(e)
+	if e.titleKey != "" {
+		r.byTitle[e.titleKey] = append(r.byTitle[e.titleKey], i)
+	}
+	for _, a := range e.aliases {
+		r.byAlias[a] = append(r.byAlias[a], i)
+	}
+}
+
+// noteEntry returns the resolver entry of a note with names nn.
+func noteEntry(nn nodeNames) resolveEntry {
 	e := resolveEntry{path: nn.path, folder: nn.path.Folder(), pathKey: noteKey(string(nn.path)),
 		nameKey: strings.ToLower(note.Stem(nn.path)), headings: nn.headings, isNote: true}
 	if e.headings == nil {
@@ -133,13 +145,7 @@ func (r *Resolver) addNote(nn nodeNames) {
 			e.aliases = append(e.aliases, a)
 		}
 	}
-	i := r.add(e)
-	if e.titleKey != "" {
-		r.byTitle[e.titleKey] = append(r.byTitle[e.titleKey], i)
-	}
-	for _, a := range e.aliases {
-		r.byAlias[a] = append(r.byAlias[a], i)
-	}
+	return e
 }
 
 // AddFiles adds the vault's attachments (images, PDFs, any non-note file) so that
@@ -156,8 +162,13 @@ func (r *Resolver) addFile(p note.Path) {
 	if _, dup := r.known[p]; dup || p == "" || note.IsNote(p) {
 		return
 	}
+	r.add(fileEntry(p))
+}
+
+// fileEntry returns the resolver entry of the attachment at p.
+func fileEntry(p note.Path) resolveEntry {
 	lp := strings.ToLower(string(p))
-	r.add(resolveEntry{path: p, folder: p.Folder(), pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]})
+	return resolveEntry{path: p, folder: p.Folder(), pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]}
 }
 
 // add records e under its path and name keys and returns its index.
@@ -205,7 +216,18 @@ func (r *Resolver) keysOf(p note.Path) []string {
 	if !ok {
 		return nil
 	}
-	e := &r.entries[i]
+	return r.entries[i].keys()
+}
+
+// keysOfNames returns the lookup keys a note with names nn has once added (see
+// keysOf).
+func keysOfNames(nn nodeNames) []string {
+	e := noteEntry(nn)
+	return e.keys()
+}
+
+// keys returns the lookup keys under which e can be found.
+func (e *resolveEntry) keys() []string {
 	ks := []string{e.pathKey, e.nameKey}
 	if e.titleKey != "" {
 		ks = append(ks, e.titleKey)

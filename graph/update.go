@@ -210,14 +210,14 @@ func (u *update) publish(ctx context.Context, commit string, remove []note.Path)
 	if err != nil {
 		return fmt.Errorf("update index: %w", err)
 	}
-	marked := lg.apply(u.nodes, u.atts, remove)
+	marked, pub := u.applyGraph(lg, remove)
 	done := false
 	defer func() {
 		if !done {
 			ix.links = &lazyGraph{load: ix.loadLinks}
 		}
 	}()
-	if err := u.inbound(ctx, lg, marked); err != nil {
+	if err := u.inbound(ctx, lg, pub, marked); err != nil {
 		return fmt.Errorf("update index: %w", err)
 	}
 	if err := ix.writeTerms(ctx, u.b, u.changes); err != nil {
@@ -241,7 +241,6 @@ func (u *update) publish(ctx context.Context, commit string, remove []note.Path)
 	}
 	dt.grow(u.st.next)
 	dt.stats = u.st
-	dt.refresh(&ix.opts.Weights)
 	ix.commit = commit
 	return nil
 }

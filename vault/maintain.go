@@ -3,7 +3,10 @@ package vault
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/norn-vault/norn/repo"
@@ -21,6 +24,16 @@ type Maintainer struct {
 	Logger *slog.Logger
 	// Every is the pause between rounds (default 2 s).
 	Every time.Duration
+	// Settle is how long the working tree's edits must rest before a round commits
+	// them: while a file changed less than Settle ago, the round waits, so a burst
+	// of saves (an editor's autosave, Obsidian rewriting its settings) becomes one
+	// external commit. Zero commits at once. A burst that never rests is committed
+	// anyway once its first edit is MaxSettle old (default 10 × Settle).
+	Settle    time.Duration
+	MaxSettle time.Duration
+
+	// since is when the round first saw the edits it has not committed yet.
+	since time.Time
 
 	// busy is why the last round left the working tree alone ("" when it did not).
 	busy string
@@ -70,6 +83,9 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		m.Logger.Warn("search settings", "err", err)
 	}
 	m.noteBusy(m.Vault.Busy())
+	if !m.settled(ctx) {
+		return nil
+	}
 	res, err := m.Vault.CommitExternal(ctx, "", "")
 	if err != nil && !errors.Is(err, repo.ErrConflict) {
 		return err // a conflict means Norn wrote the same note meanwhile: next round
@@ -85,6 +101,52 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// DefaultSettle is the Settle of the maintainer norn serve runs.
+const DefaultSettle = time.Second
+
+// settled reports whether the working tree's edits may be committed now: there are
+// none to wait for, Settle is zero, the newest changed file is at least Settle old,
+// or the edits have waited MaxSettle already.
+func (m *Maintainer) settled(ctx context.Context) bool {
+	if m.Settle <= 0 {
+		return true
+	}
+	changes, err := m.Vault.Changes(ctx)
+	if err != nil || len(changes) == 0 {
+		m.since = time.Time{}
+		return err != nil // let CommitExternal meet (and report) the error
+	}
+	now := time.Now()
+	if m.since.IsZero() {
+		m.since = now
+	}
+	maxSettle := m.MaxSettle
+	if maxSettle <= 0 {
+		maxSettle = 10 * m.Settle
+	}
+	if now.Sub(m.since) >= maxSettle || now.Sub(newestChange(m.Vault.Dir(), changes)) >= m.Settle {
+		m.since = time.Time{}
+		return true
+	}
+	return false
+}
+
+// newestChange is the latest modification time of the changed files still in the
+// working tree (a removed file has none; with only removals it is the zero time).
+func newestChange(dir string, changes []repo.Change) time.Time {
+	var newest time.Time
+	for _, c := range changes {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(string(c.Path))))
+		if errors.Is(err, fs.ErrNotExist) || err != nil {
+			continue
+		}
+		if t := fi.ModTime(); t.After(newest) {
+			newest = t
+		}
+	}
+	return newest
 }
 
 // noteIgnored logs, once per version of .norn/config.yaml, the per-machine

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,72 @@ func TestMaintainer_LeavesAnotherBranchAlone(t *testing.T) {
 	}
 	if got := git("show", "main:a.md"); !strings.HasSuffix(got, "main") {
 		t.Fatalf("main's a.md: %q", got)
+	}
+}
+
+// TestMaintainer_SettlesABurst: edits younger than Settle wait; once the working
+// tree rests they are committed together, as one external commit (the git CLI
+// counts the commits); a burst that never rests is committed at MaxSettle.
+func TestMaintainer_SettlesABurst(t *testing.T) {
+	v, s := openVault(t)
+	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil), Settle: time.Hour}
+	ctx := context.Background()
+	commits := func() string {
+		out, err := exec.Command("git", "-C", v.Dir(), "rev-list", "--count", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := commits()
+	for i, name := range []string{".obsidian/app.json", "a.md", ".obsidian/app.json", "b.md"} {
+		if err := os.MkdirAll(filepath.Join(v.Dir(), ".obsidian"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(v.Dir(), name), []byte(strings.Repeat("x", i+1)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Round(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := commits(); got != before {
+			t.Fatalf("save %d: a commit before the burst settled (%s commits, was %s)", i, got, before)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{".obsidian/app.json", "a.md", "b.md"} {
+		if err := os.Chtimes(filepath.Join(v.Dir(), name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", v.Dir(), "show", "--name-only", "--format=%(trailers:key=Norn-Op,valueonly)", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(commits()); strconv.Itoa(n-1) != before {
+		t.Fatalf("%s commits after the burst settled, want %s + 1", commits(), before)
+	}
+	for _, want := range []string{"external", ".obsidian/app.json", "a.md", "b.md"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the burst's commit lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A burst that never rests: MaxSettle bounds the wait.
+	m.Settle, m.MaxSettle = time.Hour, time.Nanosecond
+	if err := os.WriteFile(filepath.Join(v.Dir(), "c.md"), []byte("c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Round(ctx); err != nil { // first sight starts the clock
+		t.Fatal(err)
+	}
+	if err := m.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Revision("c.md") == "" {
+		t.Fatal("an edit that never rested was not committed after MaxSettle")
 	}
 }

@@ -438,7 +438,7 @@ func TestServe_Binary(t *testing.T) {
 		}
 		r := decode(t, mustCLI(t, dir, "", "search", "bloom", "--json"))
 		if r["engine"] != "bm25" || r["via"] != fmt.Sprintf("norn serve (pid %d)", cmd.Process.Pid) ||
-			len(r["results"].([]any)) != 1 {
+			len(r["results"].([]any)) != 2 { // bloom.md, and kiwi.md through bloom.md's link line (the inbound field)
 			t.Fatalf("search beside the server: %v", r)
 		}
 		if out := mustCLI(t, dir, "", "links", "kiwi.md"); !strings.Contains(out, "bloom.md:3") {

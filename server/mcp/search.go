@@ -119,7 +119,8 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		}
 		sh := SearchHit{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line,
 			Snippet: h.Snippet, Section: h.Section, Revision: h.Revision, Matched: m}
-		if in := h.Inbound; in != nil && (c.SeesAll() || !c.Config().IsPrivate(in.From, nil)) {
+		if in := h.Inbound; in != nil { // a caller without the private scope is answered from the public view: no private line
+
 			sh.Inbound = &SearchInbound{From: in.From, Line: in.Text}
 		}
 		out.Hits = append(out.Hits, sh)
