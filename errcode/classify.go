@@ -57,7 +57,8 @@ func Classify(err error) Code {
 		return NotFound
 	case errors.Is(err, repo.ErrInvalid), errors.Is(err, note.ErrInvalid), errors.Is(err, note.ErrUneditable),
 		errors.Is(err, note.ErrRewrite), errors.Is(err, note.ErrMachineName), errors.Is(err, graph.ErrQuery), errors.Is(err, graph.ErrArg),
-		errors.Is(err, config.ErrInvalid), errors.Is(err, rerank.ErrConfig), errors.Is(err, rerank.ErrEgress):
+		errors.Is(err, config.ErrInvalid), errors.Is(err, rerank.ErrConfig), errors.Is(err, rerank.ErrEgress),
+		errors.Is(err, rerank.ErrMode):
 		return InvalidInput
 	case errors.Is(err, repo.ErrNotVault):
 		return NotAVault

@@ -85,6 +85,7 @@ func TestClassify(t *testing.T) {
 		{errors.Join(&config.Error{Key: "gates.profile"}, &config.Error{Key: "x"}), errcode.InvalidInput},
 		{config.ErrInvalid, errcode.InvalidInput},
 		{rerank.ErrConfig, errcode.InvalidInput},
+		{fmt.Errorf("--rerank: %w", rerank.ErrMode), errcode.InvalidInput},
 		{fmt.Errorf("egress.jsonl: %w", rerank.ErrEgress), errcode.InvalidInput},
 		{&graph.QueryError{Query: `"a`, Reason: "unclosed"}, errcode.InvalidInput},
 		{graph.ErrQuery, errcode.InvalidInput},

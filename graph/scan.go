@@ -90,7 +90,7 @@ func Scan(ctx context.Context, q string, docs iter.Seq2[Doc, error], o SearchOpt
 	res.Hits = []Hit{}
 	for _, h := range hits[min(off, len(hits)):min(len(hits), off+limit)] {
 		n := h.doc.Note
-		out := Hit{Path: h.doc.Path, Title: n.Title, Revision: h.doc.Revision, Score: h.score}
+		out := Hit{Path: h.doc.Path, Title: n.Title, Revision: h.doc.Revision, Score: h.score, Private: h.doc.Private}
 		for _, w := range h.words {
 			out.Matched = append(out.Matched, sc.words[w].label)
 		}

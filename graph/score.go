@@ -340,7 +340,7 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 	hl := se.highlighter()
 	for _, d := range page {
 		info := &se.dt.docs[d]
-		h := Hit{Path: info.path, Title: info.title, Revision: info.revision, Score: scores[d]}
+		h := Hit{Path: info.path, Title: info.title, Revision: info.revision, Score: scores[d], Private: info.private}
 		for b := range se.pl.labels {
 			if se.s.mask[d]&(1<<b) != 0 {
 				h.Matched = append(h.Matched, se.pl.labels[b])

@@ -62,6 +62,9 @@ type Hit struct {
 	Matched []string
 	// Chunks are the best heading sections, best first (Options.ChunksPerFile).
 	Chunks []Chunk
+	// Private is the doc's Doc.Private, as the index holds it: a caller that
+	// hands hits on (a reranker) keeps private ones home.
+	Private bool
 	// Inbound is set when the inbound field — what other notes say where they
 	// link to this one — added to the score: the linking line that holds the
 	// most query words, and the note it is in.
@@ -82,9 +85,16 @@ type Chunk struct {
 	Score   float64
 }
 
+// DefaultLimit and MaxLimit bound SearchOptions.Limit: 0 means DefaultLimit, and
+// more than MaxLimit means MaxLimit.
 const (
-	defaultLimit = 10
-	maxLimit     = 1000
+	DefaultLimit = 10
+	MaxLimit     = 1000
+)
+
+const (
+	defaultLimit = DefaultLimit
+	maxLimit     = MaxLimit
 	// maxExpansions caps how many distinct terms a prefix word expands to.
 	maxExpansions = 256
 	// MaxQueryBytes caps a query's length in bytes: twice the longest query of

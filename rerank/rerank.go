@@ -149,11 +149,38 @@ func (r *Reranker) Label(answered string) string {
 	return "bm25+rerank:" + m
 }
 
-// Rerank reorders cands (BM25 order, best first) for query under mode. It never
-// fails: whatever goes wrong, the BM25 order stands and Engine says why.
+// EngineNoEndpoint is the engine of a search asked to rerank (mode force) on a
+// machine that names no endpoint: nothing was sent, the BM25 order stands.
+const EngineNoEndpoint = "bm25 (rerank skipped: no endpoint configured)"
+
+// K is how many public candidates a call sends at most (Options.K).
+func (r *Reranker) K() int { return r.o.K }
+
+// Rerank reorders cands (BM25 order, best first) for query under mode, gated by
+// Options.Gate. It never fails: whatever goes wrong, the BM25 order stands and
+// Engine says why.
 func (r *Reranker) Rerank(ctx context.Context, mode Mode, query string, cands []Candidate) Result {
+	return r.RerankGated(ctx, r.o.Gate, mode, query, cands)
+}
+
+// RerankGated is Rerank under gate g instead of Options.Gate (a vault passes the
+// threshold of its current settings).
+func (r *Reranker) RerankGated(ctx context.Context, g Gate, mode Mode, query string, cands []Candidate) Result {
 	res := Result{Candidates: cands, Engine: "bm25"}
-	var top [2]float64 // the gate sees public scores only: calling says nothing of a private note
+	var ask bool
+	if res.Gate, ask = Decide(g, mode, cands); !ask {
+		return res
+	}
+	return r.rerank(ctx, query, cands, res)
+}
+
+// Decide is the gate's verdict on cands (BM25 order, best first) and whether,
+// under mode, a rerank asks the model (or its cache): a caller that must work
+// to fill the candidates' texts does so only then. The gate sees public scores
+// only, so calling says nothing of a private note; without a public candidate
+// there is nothing to ask.
+func Decide(g Gate, mode Mode, cands []Candidate) (Decision, bool) {
+	var top [2]float64
 	n := 0
 	for _, c := range cands {
 		if n == 2 {
@@ -164,11 +191,8 @@ func (r *Reranker) Rerank(ctx context.Context, mode Mode, query string, cands []
 			n++
 		}
 	}
-	res.Gate = r.o.Gate.Decide(top[:n])
-	if mode == Off || (mode == Auto && !res.Gate.Contested) || n == 0 {
-		return res
-	}
-	return r.rerank(ctx, query, cands, res)
+	d := g.Decide(top[:n])
+	return d, n > 0 && (mode == Force || (mode == Auto && d.Contested))
 }
 
 // rerank sends the top K public candidates and merges the answer into res.

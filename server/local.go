@@ -119,7 +119,7 @@ func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 		}
 		r := *q.Search
 		r.WaitForPendingWrites, r.Wait = true, localSearchWait
-		resp, err := v.Index.Search(ctx, r)
+		resp, err := v.Search(ctx, r)
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 )
 
 // Engine names in search responses.
@@ -631,6 +632,9 @@ type SearchRequest struct {
 	// with the commits other processes made.
 	WaitForPendingWrites bool
 	Wait                 time.Duration
+	// Rerank is the query's rerank mode (Vault.Search): auto (the gate decides),
+	// off or force. Indexer.Search never reranks.
+	Rerank rerank.Mode
 }
 
 // SearchResponse is a search's answer, with what produced it.
@@ -644,8 +648,10 @@ type SearchResponse struct {
 	Truncated   bool    `json:"truncated,omitempty"`
 	// Via names the running server that answered for a command that could not
 	// open the index itself (AskLocal); empty when this process answered.
-	Via  string      `json:"via,omitempty"`
-	Hits []graph.Hit `json:"-"`
+	Via string `json:"via,omitempty"`
+	// Rerank is what the reranker's call cost, when it was asked (Vault.Search).
+	Rerank *RerankStats `json:"rerank,omitempty"`
+	Hits   []graph.Hit  `json:"-"`
 	// caughtUp: asked to wait for pending writes, the index reached the HEAD of
 	// the moment the search began (commits landing during the search may still
 	// make it stale, which says nothing about the caller's own writes).

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 )
 
 // Vault is an open vault with everything wired: the write gates under the vault's
@@ -25,6 +26,8 @@ type Vault struct {
 	// priv follows the notes private by their frontmatter at HEAD, for viewers
 	// that may not see them.
 	priv privacySet
+	// rerank is this machine's reranker (Options.Rerank), nil without an endpoint.
+	rerank *rerank.Reranker
 	// fileMu serialises FileNote: filings into one folder would conflict on its
 	// index (another process's filings are retried).
 	fileMu sync.Mutex
@@ -49,6 +52,13 @@ type Options struct {
 	// `norn serve` for the index's lock. Writes and link queries never open it;
 	// they scan the notes at HEAD while it is closed, as a second process does.
 	LazyIndex bool
+	// Rerank builds this machine's reranker once the vault's git directory is
+	// known (the per-machine settings and the egress log live there): the caller
+	// builds it from those settings and the environment (the vault reads
+	// neither); nil, or a nil reranker, when no endpoint is set. An error fails
+	// Open. Search calls the reranker after BM25, gated by the threshold of the
+	// vault's settings.
+	Rerank func(gitDir string) (*rerank.Reranker, error)
 }
 
 // Open opens the vault at dir with its gates and index. The index catches up in
@@ -75,6 +85,15 @@ func Open(ctx context.Context, dir string, o Options) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	var rr *rerank.Reranker
+	if o.Rerank != nil {
+		if rr, err = o.Rerank(v.GitDir()); err != nil {
+			if cerr := v.Close(); cerr != nil {
+				opts.Logger.Warn("close vault", "err", cerr)
+			}
+			return nil, err
+		}
+	}
 	s.Bind(v)
 	cfg, _, _ := s.Current(ctx)
 	sopts := SearchOptionsFrom(cfg, opts.Logger)
@@ -92,7 +111,7 @@ func Open(ctx context.Context, dir string, o Options) (*Vault, error) {
 			opts.Logger.Warn("catch up index", "err", err)
 		}
 	}
-	return &Vault{repo: v, Settings: s, Index: x}, nil
+	return &Vault{repo: v, Settings: s, Index: x, rerank: rr}, nil
 }
 
 // OpenIndexer opens a second handle on the vault's search index with the vault's

@@ -21,7 +21,7 @@ func benchReranker(e *env, g *globals, queries int) (*rerank.Reranker, error) {
 	}
 	o, ok := rerankOptions(m, config.Default(), "", logger(e, g))
 	if !ok {
-		return nil, usagef("--rerank: set $%s (and $%s, $%s) to the endpoint to measure", envRerankEndpoint, envRerankModel, envRerankAPIKey)
+		return nil, usagef("--rerank: set $%s (and $%s, $%s) to the endpoint to measure", envRerankURL, envRerankModel, envRerankAPIKey)
 	}
 	o.EgressPath = ""
 	o.CallsPerDay = max(rerank.DefaultCalls, queries)

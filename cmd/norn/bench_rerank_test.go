@@ -76,7 +76,7 @@ func TestCLI_BenchRerank(t *testing.T) {
 	if code != 0 || !strings.Contains(human, "rerank   bm25+rerank:tiny") || !strings.Contains(human, "quality  bm25 MAP") {
 		t.Fatalf("exit %d\n%s%s", code, human, errs)
 	}
-	if _, errs, code := benchCLI(t, nil, "bench", "search", notes, queries, "--no-fts5", "--rerank"); code != exitUsage || !strings.Contains(errs, envRerankEndpoint) {
+	if _, errs, code := benchCLI(t, nil, "bench", "search", notes, queries, "--no-fts5", "--rerank"); code != exitUsage || !strings.Contains(errs, envRerankURL) {
 		t.Fatalf("--rerank without an endpoint: exit %d %s", code, errs)
 	}
 }

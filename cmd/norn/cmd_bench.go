@@ -20,7 +20,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	fts5Flag := flags.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py, else bench/fts5_baseline.py in a folder above the corpus)")
 	noFTS5 := flags.Bool("no-fts5", false, "do not run the FTS5 anchor")
 	keep := flags.String("keep", "", "build the vault in this new folder and keep it (default: a temporary folder, removed)")
-	rerankFlag := flags.Bool("rerank", false, "also run the queries through the reranker at $NORN_RERANK_ENDPOINT (model $NORN_RERANK_MODEL, key $NORN_RERANK_API_KEY), gated as norn search --rerank auto")
+	rerankFlag := flags.Bool("rerank", false, "also run the queries through the reranker at $NORN_RERANK_URL (model $NORN_RERANK_MODEL, key $NORN_RERANK_API_KEY), gated as norn search --rerank auto")
 	args, err := parseArgs(flags, args, 1, 4)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/rerank"
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/vault"
 )
@@ -39,6 +40,8 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	folder := fs.String("folder", "", "only notes under this folder")
 	stdin := fs.Bool("stdin", false, `read one query per line (or JSON lines {"id","text"}) and print one JSON line per query`)
 	literal := fs.Bool("literal", false, "take the query as plain words (no operators)")
+	var mode rerank.Mode
+	fs.Var(&modeFlag{&mode}, "rerank", "auto (ask this machine's reranker when BM25's top is contested), off, or force (ask whatever the gate says)")
 	flags, words, err := splitQueryArgs(fs, args)
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 			return fmt.Errorf("--folder %q: %w", *folder, err)
 		}
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, _, err := openVaultWith(ctx, e, g, vault.Options{Rerank: machineReranker(e, g, nil)})
 	if err != nil {
 		return err
 	}
@@ -70,14 +73,18 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	a := newAsker(e, g, v.GitDir(), x)
 	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) {
-		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return x.Search(ctx, r) })
+		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return v.Search(ctx, r) })
 	}
-	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal}
+	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal, Rerank: mode}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
 		resp, err := search(req)
 		if err != nil {
 			return queryError(err)
+		}
+		if resp.Engine == rerank.EngineNoEndpoint {
+			fmt.Fprintf(e.stderr, "norn: --rerank force: no rerank endpoint is configured on this machine (set $%s, or rerank.endpoint in %s); results in BM25 order\n",
+				envRerankURL, machinePath(v.GitDir()))
 		}
 		if g.json {
 			return printJSON(e, toJSON("", resp))
@@ -200,4 +207,23 @@ func splitQueryArgs(fs *flag.FlagSet, args []string) (flags, words []string, err
 		}
 	}
 	return flags, words, nil
+}
+
+// modeFlag is --rerank: a rerank mode by name.
+type modeFlag struct{ m *rerank.Mode }
+
+func (f *modeFlag) String() string {
+	if f.m == nil {
+		return rerank.Auto.String()
+	}
+	return f.m.String()
+}
+
+func (f *modeFlag) Set(s string) error {
+	m, err := rerank.ParseMode(s)
+	if err != nil {
+		return errors.New("want auto, off or force")
+	}
+	*f.m = m
+	return nil
 }

@@ -39,15 +39,12 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	log := logger(e, g)
-	v, err := vault.Open(ctx, vaultDir(e, g), vault.Options{Repo: repo.Options{Logger: log}})
+	var m config.Machine // loaded by machineReranker, from the vault's git directory
+	v, err := vault.Open(ctx, vaultDir(e, g), vault.Options{Repo: repo.Options{Logger: log}, Rerank: machineReranker(e, g, &m)})
 	if err != nil {
 		return err
 	}
 	defer v.Close() // after everything below has stopped: drains the committer
-	m, err := loadMachine(e, v.GitDir())
-	if err != nil {
-		return err
-	}
 	serveDefaults(fs, m.Serve, *stdio, &addr, maxConcurrent, anon)
 	switch {
 	case *stdio == (addr != ""):

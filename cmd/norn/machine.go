@@ -17,7 +17,10 @@ func machinePath(gitDir string) string { return filepath.Join(gitDir, "norn", "m
 
 // The environment variables that override machine.yaml (flags override them in
 // turn, where a flag exists). Only cmd/norn reads the environment.
+// NORN_RERANK_URL is the documented name of the endpoint's variable;
+// NORN_RERANK_ENDPOINT, its first name, is still read when it is not set.
 const (
+	envRerankURL      = "NORN_RERANK_URL"
 	envRerankEndpoint = "NORN_RERANK_ENDPOINT"
 	envRerankModel    = "NORN_RERANK_MODEL"
 	envRerankAPIKey   = "NORN_RERANK_API_KEY"
@@ -64,14 +67,20 @@ func checkPrivate(path string, m config.Machine) error {
 	return nil
 }
 
-// applyMachineEnv lays the environment over m: NORN_RERANK_* and the variable
+// applyMachineEnv lays the environment over m: NORN_RERANK_* (NORN_RERANK_URL
+// before its alias NORN_RERANK_ENDPOINT) and the variable
 // rerank.api_key_env names.
 func applyMachineEnv(m *config.Machine, getenv func(string) string) error {
-	if s := getenv(envRerankEndpoint); s != "" {
+	for _, name := range []string{envRerankURL, envRerankEndpoint} {
+		s := getenv(name)
+		if s == "" {
+			continue
+		}
 		if msg := config.CheckEndpoint(s); msg != "" {
-			return fmt.Errorf("$%s: %s: %w", envRerankEndpoint, msg, config.ErrInvalid)
+			return fmt.Errorf("$%s: %s: %w", name, msg, config.ErrInvalid)
 		}
 		m.Rerank.Endpoint = s
+		break
 	}
 	if s := getenv(envRerankModel); s != "" {
 		m.Rerank.Model = s

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,15 +14,21 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/norn-vault/norn/internal/testrerank"
 )
 
 // TestServe_MachineSettings runs `norn serve` with no flags: it serves HTTP where
 // .git/norn/machine.yaml says, tokenless on loopback as that file allows, and its
 // log warns, once, of the rerank endpoint a pulled .norn/config.yaml names (and
-// ignores), without the value.
+// ignores), without the value; its searches rerank with the endpoint the file
+// names.
 func TestServe_MachineSettings(t *testing.T) {
 	dir := newVault(t)
-	writeMachine(t, dir, "serve:\n  http: 127.0.0.1:0\n  allow_unauthenticated_loopback: true\n", 0o600)
+	mustCLI(t, dir, "# Bloom filter one\n\nBloom filter text.\n", "write", "n/one.md")
+	mustCLI(t, dir, "# Bloom filter two\n\nBloom filter text.\n", "write", "n/two.md")
+	ep := testrerank.New(t, testrerank.Last)
+	writeMachine(t, dir, "serve:\n  http: 127.0.0.1:0\n  allow_unauthenticated_loopback: true\nrerank:\n  endpoint: "+ep.URL()+"\n", 0o600)
 	if err := os.WriteFile(filepath.Join(dir, ".norn", "config.yaml"), []byte("rerank:\n  threshold: 0.8\n  endpoint: https://elsewhere.example.com/v1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +87,16 @@ func TestServe_MachineSettings(t *testing.T) {
 	init.Params.ClientInfo = mcp.Implementation{Name: "t", Version: "0"}
 	if _, err := c.Initialize(context.Background(), init); err != nil {
 		t.Fatalf("tokenless initialize, allowed by machine.yaml: %v", err)
+	}
+	// The server searches with the reranker machine.yaml names.
+	call := mcp.CallToolRequest{}
+	call.Params.Name, call.Params.Arguments = "search", map[string]any{"query": "bloom filter", "rerank": "force"}
+	res, err := c.CallTool(context.Background(), call)
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %v", err, res)
+	}
+	if b, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(b), `"engine":"bm25+rerank:served"`) || len(ep.Bodies()) != 1 {
+		t.Fatalf("search through norn serve: %s, %d calls", b, len(ep.Bodies()))
 	}
 	c.Close()
 	stop()

@@ -22,8 +22,14 @@ const machineSecret = "sk-machine-secret-0123456789"
 // cliEnv is cli with more environment variables.
 func cliEnv(t *testing.T, dir string, vars map[string]string, args ...string) (string, string, int) {
 	t.Helper()
+	return cliEnvIn(t, dir, vars, "", args...)
+}
+
+// cliEnvIn is cliEnv with stdin.
+func cliEnvIn(t *testing.T, dir string, vars map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string {
 		if k == "NORN_VAULT" {
 			return dir
 		}

@@ -34,8 +34,15 @@ func vaultDir(e *env, g *globals) string {
 // it. A commit the command makes is noted in g, so that a norn serve running on
 // the vault is told once the command is done (notifyServer).
 func openVault(ctx context.Context, e *env, g *globals) (*vault.Vault, *vault.Settings, error) {
-	v, err := vault.Open(ctx, vaultDir(e, g), vault.Options{LazyIndex: true, Repo: repo.Options{Logger: logger(e, g),
-		OnCommit: func(repo.CommitID) { g.landed.Store(true) }}})
+	return openVaultWith(ctx, e, g, vault.Options{})
+}
+
+// openVaultWith is openVault with more options (o's LazyIndex and Repo are
+// openVault's): norn search passes this machine's reranker.
+func openVaultWith(ctx context.Context, e *env, g *globals, o vault.Options) (*vault.Vault, *vault.Settings, error) {
+	o.LazyIndex = true
+	o.Repo = repo.Options{Logger: logger(e, g), OnCommit: func(repo.CommitID) { g.landed.Store(true) }}
+	v, err := vault.Open(ctx, vaultDir(e, g), o)
 	if err != nil {
 		return nil, nil, err
 	}

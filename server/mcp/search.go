@@ -9,6 +9,7 @@ import (
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/rerank"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -20,6 +21,7 @@ type SearchArgs struct {
 	Folder               string `json:"folder,omitempty" jsonschema:"only notes under this folder"`
 	Literal              bool   `json:"literal,omitempty" jsonschema:"take the query as plain words, no operators"`
 	WaitForPendingWrites bool   `json:"wait_for_pending_writes,omitempty" jsonschema:"wait (up to 2 s) until the index has every commit; an index still behind is an index_stale error"`
+	Rerank               string `json:"rerank,omitempty" jsonschema:"rerank the top with this machine's model: auto (the default) when BM25's top is contested; off never; force always. Private notes are never sent; engine says what happened,enum=auto,enum=off,enum=force"`
 }
 
 // SearchHit is one search result.
@@ -59,6 +61,8 @@ type SearchResult struct {
 	Hits      []SearchHit `json:"hits"`
 	// NextOffset is the offset of the next page, absent on the last page.
 	NextOffset int `json:"next_offset,omitempty"`
+	// Rerank is what asking the reranker cost, when it was asked.
+	Rerank *vault.RerankStats `json:"rerank,omitempty"`
 }
 
 func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*SearchResult, error) {
@@ -76,12 +80,16 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 	if err != nil {
 		return nil, err
 	}
+	mode, err := rerank.ParseMode(in.Rerank)
+	if err != nil {
+		return nil, errInput("rerank must be auto, off or force, not %q", in.Rerank)
+	}
 	start := time.Now()
 	// A caller without the private scope searches the public view: private notes
 	// match nothing and weigh in no statistic, total included.
 	req := vault.SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
-		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.SeesAll()} // one more than a page says whether there is a next one
-	first, err := t.v.Index.Search(ctx, req)
+		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.SeesAll(), Rerank: mode} // one more than a page says whether there is a next one
+	first, err := t.v.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +107,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 				first.IndexCommit, first.HeadCommit)}
 	}
 	out := &SearchResult{Engine: first.Engine, IndexCommit: first.IndexCommit, HeadCommit: first.HeadCommit,
-		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: total, Hits: []SearchHit{}}
+		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: total, Hits: []SearchHit{}, Rerank: first.Rerank}
 	more := len(hits) > limit
 	if len(hits) > limit {
 		hits = hits[:limit]
