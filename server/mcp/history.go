@@ -8,6 +8,7 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // --- history ---
@@ -27,7 +28,7 @@ type HistoryResult struct {
 	Truncated  bool         `json:"truncated"`
 }
 
-const maxHistory = 1000
+const maxHistory = vault.MaxHistory
 
 func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*HistoryResult, error) {
 	limit, err := bound("limit", in.Limit, 20, 100)
@@ -52,7 +53,7 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 	if p != "" && !c.Visible(ctx, p) {
 		return out, nil // a hidden note has the history of a path with no note
 	}
-	commits, more, err := t.visibleLog(ctx, c, p, offset, n-min(offset, n))
+	commits, more, err := c.VisibleLog(ctx, p, offset, n-min(offset, n))
 	if err != nil {
 		return nil, err
 	}

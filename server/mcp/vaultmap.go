@@ -110,7 +110,7 @@ func (t *mcpTools) vaultMap(ctx context.Context, c *caller, in VaultMapArgs) (*V
 	var cut bool
 	out.Tags, cut = vault.Top(tags, ntags)
 	out.Truncated = out.Truncated || cut
-	commits, _, err := t.visibleLog(ctx, c, "", 0, recent)
+	commits, _, err := c.VisibleLog(ctx, "", 0, recent)
 	if err != nil {
 		return nil, fmt.Errorf("vault map: %w", err)
 	}

@@ -1,0 +1,67 @@
+package vault_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
+)
+
+// TestViewer_VisibleLog: the history an actor sees. To one without the private
+// role a commit of private notes only does not exist, and one that also changed a
+// visible note lists that note alone under a subject that names no other; the
+// owner sees every commit as it is. Paging by skip and n follows the visible list.
+func TestViewer_VisibleLog(t *testing.T) {
+	ctx := context.Background()
+	v := testvault.Served(t, map[string]string{"pub.md": "# Pub\n"})
+	owner := repo.Author{Name: "o", Email: "o@x"}
+	apply := func(msg string, files map[string]string) {
+		t.Helper()
+		var chs []repo.Change
+		for p, c := range files {
+			chs = append(chs, repo.Change{Kind: repo.Put, Path: note.Path(p), Content: []byte(c)})
+		}
+		if _, err := v.Apply(ctx, repo.Tx{Author: owner, Roles: []string{"owner"}, Op: repo.OpWrite, Message: msg, Changes: chs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("secret only", map[string]string{"personal-notes/a.md": "# A\n"})
+	apply("both", map[string]string{"personal-notes/b.md": "# B\n", "pub2.md": "# Pub2\n"})
+	apply("public", map[string]string{"pub3.md": "# Pub3\n"})
+
+	agent, err := v.Viewer(ctx, vault.Actor{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := v.Viewer(ctx, vault.Actor{Author: owner, Roles: []string{"owner"}, Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, more, err := agent.VisibleLog(ctx, "", 0, 10)
+	if err != nil || more {
+		t.Fatalf("agent log: more %v, %v", more, err)
+	}
+	var subjects []string
+	for _, ci := range seen {
+		subjects = append(subjects, ci.Subject)
+		for _, p := range ci.Paths {
+			if p == "personal-notes/a.md" || p == "personal-notes/b.md" {
+				t.Errorf("agent sees %s in %s", p, ci.Commit)
+			}
+		}
+	}
+	if len(seen) < 2 || subjects[0] != "public" || subjects[1] != "write pub2.md" || seen[1].PathsTotal != 1 {
+		t.Fatalf("agent log subjects %q, %+v", subjects, seen)
+	}
+	full, _, err := all.VisibleLog(ctx, "", 0, 10)
+	if err != nil || len(full) != len(seen)+1 || full[1].Subject != "both" || full[1].PathsTotal != 2 {
+		t.Fatalf("owner log: %+v, %v", full, err)
+	}
+	page, more, err := agent.VisibleLog(ctx, "", 1, 1)
+	if err != nil || more != (len(seen) > 2) || len(page) != 1 || page[0].Commit != seen[1].Commit {
+		t.Fatalf("agent page 2: %+v more %v, %v", page, more, err)
+	}
+}
