@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/norn-vault/norn/internal/testvault"
@@ -63,5 +64,44 @@ func TestViewer_VisibleLog(t *testing.T) {
 	page, more, err := agent.VisibleLog(ctx, "", 1, 1)
 	if err != nil || more != (len(seen) > 2) || len(page) != 1 || page[0].Commit != seen[1].Commit {
 		t.Fatalf("agent page 2: %+v more %v, %v", page, more, err)
+	}
+}
+
+// TestViewer_ListNotes: the notes an actor sees under a folder, paged by path.
+// A folder of private notes only does not exist for an actor without the private
+// role (repo.ErrNotFound); Norn's own files are never listed.
+func TestViewer_ListNotes(t *testing.T) {
+	ctx := context.Background()
+	v := testvault.Served(t, map[string]string{
+		"a.md": "# A\n", "b.md": "---\ntitle: Bee\n---\nbody\n", "c.md": "# C\n",
+		"secret.md": "---\nprivate: true\n---\n# S\n", "personal-notes/d.md": "# D\n",
+	})
+	agent, err := v.Viewer(ctx, vault.Actor{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := agent.ListNotes(ctx, vault.ListRequest{Limit: 2, Titles: true})
+	if err != nil || page.Total != 3 || !page.More || len(page.Notes) != 2 || page.Notes[0].Path != "a.md" || page.Notes[1].Title != "Bee" || page.Commit != v.Head() {
+		t.Fatalf("page 1: %+v, %v", page, err)
+	}
+	page, err = agent.ListNotes(ctx, vault.ListRequest{After: "b.md", Limit: 2})
+	if err != nil || page.More || len(page.Notes) != 1 || page.Notes[0].Path != "c.md" || page.Notes[0].Title != "" {
+		t.Fatalf("page 2: %+v, %v", page, err)
+	}
+	if _, err := agent.ListNotes(ctx, vault.ListRequest{Folder: "personal-notes", Limit: 10}); !errors.Is(err, repo.ErrNotFound) {
+		t.Fatalf("a folder of private notes: %v", err)
+	}
+	all, err := v.Viewer(ctx, vault.Actor{Author: testvault.Owner, Roles: []string{"owner"}, Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err = all.ListNotes(ctx, vault.ListRequest{Limit: 100})
+	if err != nil || page.Total != 5 {
+		t.Fatalf("owner: %+v, %v", page, err)
+	}
+	for _, n := range page.Notes {
+		if vault.IsNornPath(n.Path) {
+			t.Errorf("listed %s", n.Path)
+		}
 	}
 }

@@ -130,6 +130,6 @@ func rootRank(p note.Path) int {
 }
 
 // isNornPath reports whether p is Norn's own (under .norn/).
-func isNornPath(p note.Path) bool { return strings.HasPrefix(string(p), ".norn/") }
+func isNornPath(p note.Path) bool { return vault.IsNornPath(p) }
 
 // --- search ---
