@@ -21,17 +21,10 @@ type ListRequest struct {
 	Titles bool
 }
 
-// ListedNote is one note of a NoteList.
-type ListedNote struct {
-	Path     note.Path
-	Revision repo.Revision
-	Title    string
-}
-
 // NoteList is one page of the notes under a folder as a viewer sees them.
 type NoteList struct {
 	Commit repo.CommitID
-	Notes  []ListedNote
+	Notes  []NoteRef
 	// Total counts the notes under the folder the viewer sees.
 	Total int
 	// More: notes follow the page (ask again with After the last one's path).
@@ -69,10 +62,10 @@ func (c *Viewer) ListNotes(ctx context.Context, r ListRequest) (*NoteList, error
 		return nil, missingf("", "folder %s does not exist: see the folders with vault_map or list_notes", r.Folder)
 	}
 	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
-	out := &NoteList{Commit: head, Notes: []ListedNote{}, Total: len(notes)}
+	out := &NoteList{Commit: head, Notes: []NoteRef{}, Total: len(notes)}
 	i := sort.Search(len(notes), func(i int) bool { return notes[i].Path > r.After })
 	for ; i < len(notes) && len(out.Notes) < r.Limit; i++ {
-		n := ListedNote{Path: notes[i].Path, Revision: notes[i].Revision}
+		n := NoteRef{Path: notes[i].Path, Revision: notes[i].Revision}
 		if r.Titles {
 			n.Title = c.v.titleAt(ctx, n.Path, n.Revision)
 		}

@@ -53,10 +53,7 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 	if err != nil {
 		return nil, inputToolError(err)
 	}
-	out := &ListNotesResult{Folder: folder, Commit: string(list.Commit), Notes: []NoteRef{}, Total: list.Total, Truncated: list.More}
-	for _, n := range list.Notes {
-		out.Notes = append(out.Notes, NoteRef{Path: n.Path, Revision: n.Revision, Title: n.Title})
-	}
+	out := &ListNotesResult{Folder: folder, Commit: string(list.Commit), Notes: list.Notes, Total: list.Total, Truncated: list.More}
 	if list.More {
 		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(out.Notes[len(out.Notes)-1].Path))
 	}

@@ -105,3 +105,28 @@ func TestViewer_ListNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestViewer_Map: the overview an actor sees leaves out the notes hidden from it,
+// their folders and tags, and the commits of them alone.
+func TestViewer_Map(t *testing.T) {
+	ctx := context.Background()
+	v := testvault.Served(t, map[string]string{
+		"README.md": "# Read me\n", "a.md": "---\ntags: [pub]\n---\n# A\n",
+		"personal-notes/d.md": "---\ntags: [diary]\n---\n# D\n",
+	})
+	agent, err := v.Viewer(ctx, vault.Actor{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := agent.Map(ctx, vault.MapRequest{Recent: 10, Tags: 10, Folders: 10})
+	if err != nil || m.Notes != 2 || m.FoldersTotal != 0 || m.TagsTotal != 1 || m.Tags[0].Name != "pub" || m.RootDocs[0].Path != "README.md" || m.HeadCommit != string(v.Head()) {
+		t.Fatalf("agent map: %+v, %v", m, err)
+	}
+	all, err := v.Viewer(ctx, vault.Actor{Author: testvault.Owner, Roles: []string{"owner"}, Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := all.Map(ctx, vault.MapRequest{Recent: 10, Tags: 10, Folders: 10}); err != nil || m.Notes != 3 || m.FoldersTotal != 1 || m.TagsTotal != 2 {
+		t.Fatalf("owner map: %+v, %v", m, err)
+	}
+}
