@@ -130,3 +130,39 @@ func TestViewer_Map(t *testing.T) {
 		t.Fatalf("owner map: %+v, %v", m, err)
 	}
 }
+
+// TestViewer_VisibleDiff: the changes between two commits an actor sees, with the
+// bytes of the note asked for; a private note's change does not exist for an
+// actor without the private role.
+func TestViewer_VisibleDiff(t *testing.T) {
+	ctx := context.Background()
+	v := testvault.Served(t, map[string]string{"a.md": "# A\n", "personal-notes/d.md": "# D\n"})
+	before := string(v.Head())
+	for p, c := range map[string]string{"a.md": "# A\nmore\n", "personal-notes/d.md": "# D\nmore\n"} {
+		if err := testvault.Write(v, p, c, "owner"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agent, err := v.Viewer(ctx, vault.Actor{Author: repo.Author{Name: "agent"}, Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := agent.VisibleDiff(ctx, vault.DiffRequest{From: before, To: "HEAD", Path: "a.md", Limit: 10})
+	if err != nil || d.Total != 1 || len(d.Changes) != 1 || d.Changes[0].Path != "a.md" || !d.PathChanged || string(d.Before) != "# A\n" || string(d.After) != "# A\nmore\n" {
+		t.Fatalf("agent diff: %+v, %v", d, err)
+	}
+	d, err = agent.VisibleDiff(ctx, vault.DiffRequest{From: before, To: "HEAD", Path: "personal-notes/d.md", Limit: 10})
+	if err != nil || d.PathChanged || d.Before != nil {
+		t.Fatalf("agent diff of a private note: %+v, %v", d, err)
+	}
+	all, err := v.Viewer(ctx, vault.Actor{Author: testvault.Owner, Roles: []string{"owner"}, Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := all.VisibleDiff(ctx, vault.DiffRequest{From: before, To: "HEAD", Limit: 1}); err != nil || d.Total != 2 || len(d.Changes) != 1 || !d.Truncated {
+		t.Fatalf("owner diff: %+v, %v", d, err)
+	}
+	if _, err := all.VisibleDiff(ctx, vault.DiffRequest{From: "nope", To: "HEAD", Limit: 1}); err == nil {
+		t.Fatal("a diff from no commit")
+	}
+}
