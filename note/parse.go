@@ -172,49 +172,10 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 		return
 	}
 
-	// Block quote markers: inside a fence only as many as opened it count.
-	maxQuote := -1
-	if s.fence {
-		maxQuote = s.fenceQuote
-	}
-	i, depth := ls, 0
-	for depth != maxQuote {
-		j := i
-		for j < ce && j-i < 3 && raw[j] == ' ' {
-			j++
-		}
-		if j >= ce || raw[j] != '>' {
-			break
-		}
-		depth++
-		i = j + 1
-		if i < ce && (raw[i] == ' ' || raw[i] == '\t') {
-			i++
-		}
-	}
-	// Indentation width (tabs to the next multiple of 4) and first non-blank byte.
-	w, c := 0, i
-	for ; c < ce; c++ {
-		if raw[c] == ' ' {
-			w++
-		} else if raw[c] == '\t' {
-			w += 4 - w%4
-		} else {
-			break
-		}
-	}
-
-	if s.fence {
-		if depth < s.fenceQuote {
-			s.fence = false // the block quote holding the fence ended
-		} else {
-			if w <= s.fenceIndent+3 {
-				if n := runOf(raw, c, ce, s.fenceChar); n >= s.fenceLen && blankFrom(raw, c+n, ce) {
-					s.fence = false
-				}
-			}
-			return
-		}
+	i, depth := s.quoteMarkers(ls, ce)
+	w, c := indentAt(raw, i, ce)
+	if s.fenceLine(c, ce, w, depth) {
+		return
 	}
 
 	if c == ce { // blank line
@@ -236,6 +197,78 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 		s.indented = true
 		return
 	}
+	if s.blockStart(ls, c, ce, w, depth) {
+		return
+	}
+	s.textLine(ls, c, ce, w, blank)
+}
+
+// quoteMarkers skips the block quote markers of the line raw[ls:ce] and returns
+// where its content starts and how many it had. Inside a fence only as many as
+// opened it count.
+func (s *bodyScanner) quoteMarkers(ls, ce int) (i, depth int) {
+	raw := s.raw
+	maxQuote := -1
+	if s.fence {
+		maxQuote = s.fenceQuote
+	}
+	i = ls
+	for depth != maxQuote {
+		j := i
+		for j < ce && j-i < 3 && raw[j] == ' ' {
+			j++
+		}
+		if j >= ce || raw[j] != '>' {
+			break
+		}
+		depth++
+		i = j + 1
+		if i < ce && (raw[i] == ' ' || raw[i] == '\t') {
+			i++
+		}
+	}
+	return i, depth
+}
+
+// indentAt returns the indentation width of raw[i:ce] (tabs to the next multiple
+// of 4) and the offset of its first non-blank byte (ce when there is none).
+func indentAt(raw []byte, i, ce int) (w, c int) {
+	for c = i; c < ce; c++ {
+		if raw[c] == ' ' {
+			w++
+		} else if raw[c] == '\t' {
+			w += 4 - w%4
+		} else {
+			break
+		}
+	}
+	return w, c
+}
+
+// fenceLine handles a line inside a fenced code block (closing it on a long
+// enough run) and reports whether the line was the fence's. A line with fewer
+// block quote markers than the fence's ends the fence and is not.
+func (s *bodyScanner) fenceLine(c, ce, w, depth int) bool {
+	if !s.fence {
+		return false
+	}
+	if depth < s.fenceQuote {
+		s.fence = false // the block quote holding the fence ended
+		return false
+	}
+	if w <= s.fenceIndent+3 {
+		if n := runOf(s.raw, c, ce, s.fenceChar); n >= s.fenceLen && blankFrom(s.raw, c+n, ce) {
+			s.fence = false
+		}
+	}
+	return true
+}
+
+// blockStart opens a fenced code block or an HTML comment block, or records an
+// ATX heading, at the line raw[ls:ce] whose first non-blank byte is at c, and
+// reports whether the line was one of them.
+func (s *bodyScanner) blockStart(ls, c, ce, w, depth int) bool {
+	raw := s.raw
 	if w <= 3 || s.inList {
 		if ch := raw[c]; ch == '`' || ch == '~' {
 			if n := runOf(raw, c, ce, ch); n >= 3 && (ch == '~' || bytes.IndexByte(raw[c+n:ce], '`') < 0) {
@@ -245,7 +278,7 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 				if w < 2 {
 					s.inList = false
 				}
-				return
+				return true
 			}
 		}
 	}
@@ -253,7 +286,7 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 		s.flush()
 		s.comment = !bytes.Contains(raw[c+4:ce], []byte("-->"))
 		s.prevPara = false
-		return
+		return true
 	}
 	if w <= 3 && depth == 0 && raw[c] == '#' {
 		if s.heading(ls, c, ce) {
@@ -261,16 +294,23 @@ func (s *bodyScanner) scanLine(ls, eol int) {
 			if w < 2 {
 				s.inList = false
 			}
-			return
+			return true
 		}
 	}
-	if (w <= 3 || s.inList) && listMarker(raw, c, ce) {
+	return false
+}
+
+// textLine adds the text line raw[ls:ce] (first non-blank byte at c, after a
+// blank line when blank) to the current segment, or scans it alone when it is a
+// table row; a list item starts a segment of its own.
+func (s *bodyScanner) textLine(ls, c, ce, w int, blank bool) {
+	if (w <= 3 || s.inList) && listMarker(s.raw, c, ce) {
 		s.inList = true
 		s.flush()
 	} else if s.inList && w < 2 && blank {
 		s.inList = false
 	}
-	if raw[c] == '|' { // a table row is a paragraph of its own
+	if s.raw[c] == '|' { // a table row is a paragraph of its own
 		s.flush()
 		s.pctLine(ls, ce)
 		s.inl.scan(ls, ce, s.line)

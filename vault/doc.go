@@ -9,7 +9,8 @@
 // MoveNote, ArchiveNote, RestoreNote, LinkNotes, UnlinkNotes, all in turn with a
 // move's commit), the reads (search through Indexer, ResolveName, links, stats,
 // the graph queries, reads at any revision), the Maintainer, and the privacy
-// rule: Viewer is the one answer to "may this actor see this note?".
+// rule: Viewer is the one answer to "may this actor see this note?", and its
+// methods are the reads that depend on it (VisibleLog, VisibleDiff, ListNotes, Map).
 //
 // It never imports a surface (server, server/auth, server/mcp, cmd/norn): who
 // asks is an Actor, a plain value the surfaces make from their own callers. It

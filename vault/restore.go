@@ -30,7 +30,8 @@ type RestoreRequest struct {
 }
 
 // RestoreNote restores r's source at r.Path in one commit (Norn-Op: restore). It
-// never overwrites: an existing note at Path is a conflict.
+// never overwrites: an existing note at Path is a conflict. A dry run the gates
+// reject returns both its result (the changes it would make) and the error.
 func (v *Vault) RestoreNote(ctx context.Context, r RestoreRequest) (*NoteWrite, error) {
 	p := r.Path
 	if (r.From == "") == (r.Revision == "") {
@@ -49,10 +50,12 @@ func (v *Vault) RestoreNote(ctx context.Context, r RestoreRequest) (*NoteWrite, 
 	ch := repo.Change{Kind: repo.Restore, Path: p, FromCommit: r.From, FromRevision: r.Revision}
 	res, err := v.Apply(ctx, repo.Tx{Author: r.Author, Roles: r.Roles, Op: repo.OpRestore, Message: strings.TrimSpace(r.Message), DryRun: r.DryRun, Changes: []repo.Change{ch}})
 	if err != nil {
-		return nil, fmt.Errorf("restore %s: %w", p, err)
+		err = fmt.Errorf("restore %s: %w", p, err)
 	}
-	out := noteWrite(p, res, "", rl)
-	return out, nil
+	if res == nil {
+		return nil, err
+	}
+	return noteWrite(p, res, "", rl), err
 }
 
 // restoredBytes returns the bytes a restore would bring back (nil when they cannot

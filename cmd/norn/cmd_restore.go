@@ -6,6 +6,7 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // hexID is an object id, full or abbreviated (repo.MinPrefix digits or more).
@@ -29,7 +30,7 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close()
-	c := repo.Change{Kind: repo.Restore, Path: note.Path(args[0]), FromCommit: *from}
+	r := vault.RestoreRequest{Path: note.Path(args[0]), From: *from, DryRun: *dry}
 	if hexID.MatchString(*from) {
 		// An id, full or as archive and log print it, names a commit or the
 		// note's revision (a blob) itself.
@@ -37,10 +38,13 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 		if err != nil {
 			return err
 		}
-		c.FromCommit, c.FromRevision = string(commit), rev
+		r.From, r.Revision = string(commit), rev
 	}
 	tx := w.tx(v, repo.OpRestore)
-	tx.DryRun = *dry
-	tx.Changes = []repo.Change{c}
-	return applyAndPrint(ctx, e, g, v, tx)
+	r.Author, r.Roles, r.Message = tx.Author, tx.Roles, tx.Message
+	res, err := v.RestoreNote(ctx, r)
+	if res == nil {
+		return refusedDryRun(e, g, *dry, err)
+	}
+	return printResult(e, g, res.Result, err)
 }

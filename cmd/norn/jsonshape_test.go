@@ -122,3 +122,25 @@ func TestCLI_OneShapePerCommand(t *testing.T) {
 		t.Fatalf("nothing to commit: %v; want the keys of %v, parent HEAD", none, did)
 	}
 }
+
+// A restore dry run refused by a gate still shows the change it would make.
+func TestCLI_RestoreDryRunRejectedKeepsChanges(t *testing.T) {
+	dir := linkVault(t)
+	if err := os.WriteFile(filepath.Join(dir, "bad.md"), []byte("---\ntitle: [bad\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "bad.md")
+	git(t, dir, "commit", "-q", "-m", "bad by git")
+	git(t, dir, "rm", "-q", "bad.md")
+	git(t, dir, "commit", "-q", "-m", "gone by git")
+	head := git(t, dir, "rev-parse", "HEAD")
+	out, _, code := cli(t, dir, "", "--json", "restore", "bad.md", "--from", "HEAD~1", "--dry-run")
+	m := oneJSON(t, out)
+	chs, _ := m["changes"].([]any)
+	if code != exitRejected || m["verdict"] != "rejected" || m["code"] != "gate_rejected" || len(chs) != 1 || chs[0].(map[string]any)["path"] != "bad.md" {
+		t.Fatalf("exit %d, %v", code, m)
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a dry run committed")
+	}
+}

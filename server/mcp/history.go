@@ -8,6 +8,7 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // --- history ---
@@ -27,7 +28,7 @@ type HistoryResult struct {
 	Truncated  bool         `json:"truncated"`
 }
 
-const maxHistory = 1000
+const maxHistory = vault.MaxHistory
 
 func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*HistoryResult, error) {
 	limit, err := bound("limit", in.Limit, 20, 100)
@@ -52,7 +53,7 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 	if p != "" && !c.Visible(ctx, p) {
 		return out, nil // a hidden note has the history of a path with no note
 	}
-	commits, more, err := t.visibleLog(ctx, c, p, offset, n-min(offset, n))
+	commits, more, err := c.VisibleLog(ctx, p, offset, n-min(offset, n))
 	if err != nil {
 		return nil, err
 	}
@@ -107,58 +108,19 @@ func (t *mcpTools) diff(ctx context.Context, c *caller, in DiffArgs) (*DiffResul
 	if to == "" {
 		to = "HEAD"
 	}
-	from, err := t.v.Commit(ctx, in.From)
-	if err != nil {
-		return nil, fmt.Errorf("diff from %s: %w", in.From, err)
-	}
-	tc, err := t.v.Commit(ctx, to)
-	if err != nil {
-		return nil, fmt.Errorf("diff to %s: %w", to, err)
-	}
 	var p note.Path
 	if in.Path != "" {
 		if p, err = notePathArg("path", in.Path); err != nil {
 			return nil, err
 		}
 	}
-	changes, err := t.v.Diff(ctx, string(from.ID), string(tc.ID))
+	d, err := c.VisibleDiff(ctx, vault.DiffRequest{From: in.From, To: to, Path: p, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
-	out := &DiffResult{From: from.ID, To: tc.ID, Changes: []repo.FileChange{}, Path: p}
-	var mine *repo.FileChange
-	for i, ch := range changes {
-		if c.SeesAll() && len(out.Changes) >= limit && (p == "" || mine != nil) {
-			out.Truncated = true
-			out.Total += len(changes) - i // not examined: all visible
-			break
-		}
-		if !c.SeesAll() && (!c.VisibleAt(ctx, ch.Path, ch.Revision) || !c.VisibleAt(ctx, ch.Path, ch.OldRevision)) {
-			continue
-		}
-		out.Total++
-		if ch.Path == p {
-			mine = &changes[i]
-		}
-		if len(out.Changes) < limit {
-			out.Changes = append(out.Changes, ch)
-		} else {
-			out.Truncated = true
-		}
-	}
-	if mine != nil {
-		var a, b []byte
-		if mine.OldRevision != "" {
-			if a, err = t.v.ReadRevision(ctx, mine.OldRevision); err != nil {
-				return nil, err
-			}
-		}
-		if mine.Revision != "" {
-			if b, err = t.v.ReadRevision(ctx, mine.Revision); err != nil {
-				return nil, err
-			}
-		}
-		out.Unified, out.UnifiedTruncated = unifiedDiff(string(p), string(a), string(b), maxBytes)
+	out := &DiffResult{From: d.From, To: d.To, Changes: d.Changes, Total: d.Total, Truncated: d.Truncated, Path: p}
+	if d.PathChanged {
+		out.Unified, out.UnifiedTruncated = unifiedDiff(string(p), string(d.Before), string(d.After), maxBytes)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/norn-vault/norn/note"
@@ -50,45 +49,12 @@ func (t *mcpTools) listNotes(ctx context.Context, c *caller, in ListNotesArgs) (
 		}
 		after = string(b)
 	}
-	files, head, err := t.v.Files(ctx, "")
+	list, err := c.ListNotes(ctx, vault.ListRequest{Folder: folder, After: note.Path(after), Limit: limit, Titles: in.Titles})
 	if err != nil {
-		return nil, err
+		return nil, inputToolError(err)
 	}
-	prefix := ""
-	if folder != "" {
-		prefix = folder + "/"
-	}
-	var notes []repo.File
-	exists := folder == ""
-	for _, f := range files {
-		if !strings.HasPrefix(string(f.Path), prefix) || !c.Visible(ctx, f.Path) {
-			continue
-		}
-		exists = true // a folder holding only notes hidden from the caller does not exist for it
-		if note.IsNote(f.Path) && !isNornPath(f.Path) {
-			notes = append(notes, f)
-		}
-	}
-	if !exists {
-		return nil, errNotFound("", "folder %s does not exist: see the folders with vault_map or list_notes", folder)
-	}
-	sort.Slice(notes, func(i, j int) bool { return notes[i].Path < notes[j].Path })
-	out := &ListNotesResult{Folder: folder, Commit: string(head), Notes: []NoteRef{}, Total: len(notes)}
-	i := sort.Search(len(notes), func(i int) bool { return string(notes[i].Path) > after })
-	for ; i < len(notes) && len(out.Notes) < limit; i++ {
-		r := NoteRef{Path: notes[i].Path, Revision: notes[i].Revision}
-		if in.Titles {
-			r.Title = note.Stem(r.Path)
-			if b, err := t.v.ReadRevision(ctx, r.Revision); err == nil {
-				if n, err := note.Parse(r.Path, b); err == nil {
-					r.Title = n.Title
-				}
-			}
-		}
-		out.Notes = append(out.Notes, r)
-	}
-	if i < len(notes) && len(out.Notes) > 0 {
-		out.Truncated = true
+	out := &ListNotesResult{Folder: folder, Commit: string(list.Commit), Notes: list.Notes, Total: list.Total, Truncated: list.More}
+	if list.More {
 		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(out.Notes[len(out.Notes)-1].Path))
 	}
 	return out, nil

@@ -227,11 +227,7 @@ func (t *mcpTools) caller(ctx context.Context, scope auth.Scope) (*caller, *Tool
 }
 
 // NoteRef names a note.
-type NoteRef struct {
-	Path     note.Path     `json:"path"`
-	Title    string        `json:"title,omitempty"`
-	Revision repo.Revision `json:"revision,omitempty"`
-}
+type NoteRef = vault.NoteRef
 
 // WriteResult is what a write did (or, for a dry run, would do).
 type WriteResult struct {
