@@ -70,7 +70,7 @@ func TestMaintainer_LogsIgnoredMachineKeysOnce(t *testing.T) {
 	}
 	commitConfig("gc: {packs: 7}\nrerank:\n  endpoint: https://elsewhere.example.com/v1\n  api_key: sk-committed-secret\n")
 	var logs strings.Builder
-	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	m := &vault.Maintainer{Vault: assembled(t, v, s), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	for range 3 {
 		if err := m.Round(ctx); err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ func TestMaintainer_CommitsExternalEditsAndPacks(t *testing.T) {
 	os.WriteFile(filepath.Join(v.Dir(), "by-hand.md"), []byte("# By hand\n"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil), Every: 20 * time.Millisecond}
+	m := &vault.Maintainer{Vault: assembled(t, v, s), Every: 20 * time.Millisecond}
 	go func() { done <- m.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for v.Revision("by-hand.md") == "" || v.LooseObjects() > 5 {
@@ -68,7 +68,7 @@ func TestMaintainer_RollsUpPacks(t *testing.T) {
 	if n := v.Packs(); n <= 4 {
 		t.Fatalf("%d packs before maintenance, want more than 4", n)
 	}
-	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil)}
+	m := &vault.Maintainer{Vault: assembled(t, v, s)}
 	if err := m.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestMaintainer_LeavesAnotherBranchAlone(t *testing.T) {
 	os.WriteFile(filepath.Join(v.Dir(), "b.md"), []byte("# B\nuntracked on other\n"), 0o644)
 
 	var logs strings.Builder
-	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	m := &vault.Maintainer{Vault: assembled(t, v, s), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	for range 2 {
 		if err := m.Round(ctx); err != nil {
 			t.Fatal(err)
@@ -186,7 +186,7 @@ func TestMaintainer_LeavesAnotherBranchAlone(t *testing.T) {
 // counts the commits); a burst that never rests is committed at MaxSettle.
 func TestMaintainer_SettlesABurst(t *testing.T) {
 	v, s := openVault(t)
-	m := &vault.Maintainer{Vault: vault.Assemble(v, s, nil), Settle: time.Hour}
+	m := &vault.Maintainer{Vault: assembled(t, v, s), Settle: time.Hour}
 	ctx := context.Background()
 	commits := func() string {
 		out, err := exec.Command("git", "-C", v.Dir(), "rev-list", "--count", "HEAD").Output()
@@ -246,4 +246,13 @@ func TestMaintainer_SettlesABurst(t *testing.T) {
 	if v.Revision("c.md") == "" {
 		t.Fatal("an edit that never rested was not committed after MaxSettle")
 	}
+}
+
+// assembled is vault.Assemble with a lazy index the test closes at its end, so a
+// background rebuild a maintenance round started never outlives the test's folder.
+func assembled(t *testing.T, v *repo.Vault, s *vault.Settings) *vault.Vault {
+	t.Helper()
+	sv := vault.Assemble(v, s, nil)
+	t.Cleanup(func() { sv.Index.Close() })
+	return sv
 }
