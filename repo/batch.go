@@ -57,7 +57,13 @@ func (v *Vault) tryGroup(group []*request, last bool) (again []*request) {
 			continue
 		}
 		objects.offer(r.blobs)
-		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
+		var st *staged
+		var err error
+		if r.foreign != nil {
+			st, err = v.stageForeign(cur, r.foreign, objects)
+		} else {
+			st, err = v.stage(r.ctx, cur, r.tx, r.external, objects)
+		}
 		if err != nil {
 			r.reply <- reply{err: err}
 			continue
@@ -182,7 +188,11 @@ func (v *Vault) publish(ru *refUpdate, base, cur *snapshot, done []*staged, enc 
 	if v.opts.OnCommit != nil {
 		v.opts.OnCommit(CommitID(cur.commit.String())) // on the branch, durable or not
 	}
-	if v.events.listening() {
+	if v.events.listening() && done[0].req.foreign != nil {
+		// Alone in its batch (see process): the commits it brought in, read from
+		// git, each told as sync's (a merge's against its first parent).
+		v.events.add(pending{base: base.commit, tip: cur.commit, source: SourceSync})
+	} else if v.events.listening() {
 		evs := make([]Event, len(done))
 		for i, st := range done {
 			evs[i] = Event{Commit: st.commit, Source: SourceLocal, Changes: eventChanges(st.commit.Op, st.res.Changes)}
