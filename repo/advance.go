@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -303,20 +304,8 @@ func (v *Vault) isAncestor(a, b hash) (bool, error) {
 	if a.isZero() || a == b {
 		return true, nil
 	}
-	w, err := v.walkBetween(context.Background(), a, b)
-	if err != nil {
-		return false, err
-	}
-	// b descends from a exactly when walking b's side stops at a: every commit
-	// only b reaches has its parents either listed or under a.
-	for _, id := range w.order {
-		for _, p := range w.objs[id].parents {
-			if p == a {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	base, err := v.mergeBase(context.Background(), a, b)
+	return base == a, err
 }
 
 func mergeMessage(m *MergeTx) string {
@@ -326,4 +315,64 @@ func mergeMessage(m *MergeTx) string {
 	}
 	trailers := append([][2]string{{trailerOp, string(OpMerge)}}, m.Trailers...)
 	return buildMessage(subject, trailers)
+}
+
+// MergeBase returns a best common ancestor of commits a and b ("" when their
+// histories share none): of the commits only a reaches, the parents that b
+// reaches, the newest first (git's answer whenever there is one best ancestor).
+// An unknown commit is ErrNotFound.
+func (v *Vault) MergeBase(ctx context.Context, a, b CommitID) (CommitID, error) {
+	ha, err := v.commitHash(a)
+	if err != nil {
+		return "", fmt.Errorf("merge base: %w", err)
+	}
+	hb, err := v.commitHash(b)
+	if err != nil {
+		return "", fmt.Errorf("merge base: %w", err)
+	}
+	base, err := v.mergeBase(ctx, ha, hb)
+	if err != nil || base.isZero() {
+		return "", err
+	}
+	return CommitID(base.String()), nil
+}
+
+func (v *Vault) mergeBase(ctx context.Context, a, b hash) (hash, error) {
+	w, err := v.walkBetween(ctx, b, a)
+	if err != nil {
+		return zeroHash, fmt.Errorf("merge base: %w", err)
+	}
+	if len(w.order) == 0 {
+		return a, nil // b reaches a
+	}
+	only := make(map[hash]bool, len(w.order))
+	for _, id := range w.order {
+		only[id] = true
+	}
+	var best hash
+	var bestObj *commitObj
+	for _, id := range w.order {
+		for _, p := range w.objs[id].parents {
+			if only[p] {
+				continue
+			}
+			c, err := v.readCommit(p)
+			if err != nil {
+				return zeroHash, fmt.Errorf("merge base: %w", err)
+			}
+			if bestObj == nil || c.when.After(bestObj.when) {
+				best, bestObj = p, c
+			}
+		}
+	}
+	return best, nil
+}
+
+// KeepPacks stops the vault from merging or deleting its packs until release is
+// called: another reader of the object folder (go-git fetching or pushing) lists
+// the packs once and must find every one it listed. Writes go on meanwhile.
+func (v *Vault) KeepPacks() (release func()) {
+	v.objs.packs.holds.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { v.objs.packs.holds.Add(-1) }) }
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -72,7 +74,9 @@ func (r *Remotes) Sync(ctx context.Context, v *repo.Vault, name string, opts Syn
 		opts.MaxRounds = 5
 	}
 	res := &SyncResult{Remote: name}
+	release := v.KeepPacks() // go-git lists the packs once per transfer
 	err := r.syncRounds(ctx, v, name, opts, res)
+	release()
 	r.record(name, opts.Now(), res, err)
 	if err != nil {
 		return res, fmt.Errorf("sync %s: %w", name, err)
@@ -84,17 +88,30 @@ func (r *Remotes) syncRounds(ctx context.Context, v *repo.Vault, name string, op
 	for res.Rounds < opts.MaxRounds {
 		res.Rounds++
 		tip, err := r.Fetch(ctx, name, nil)
+		if packsMoved(err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		res.fetched = opts.Now()
 		done, err := r.syncOnce(ctx, v, name, tip, opts, res)
+		if packsMoved(err) {
+			continue
+		}
 		if done || err != nil {
 			res.Head = v.Head()
 			return err
 		}
 	}
 	return ErrSyncBusy
+}
+
+// packsMoved reports a transfer that lost a race with the vault's committer,
+// which merges small packs and deletes the merged ones: go-git listed a pack
+// that was gone when it read it. Another round lists the packs again.
+func packsMoved(err error) bool {
+	return errors.Is(err, dotgit.ErrPackfileNotFound)
 }
 
 // syncOnce does one round against the remote's tip; done false means go again
@@ -124,7 +141,7 @@ func (r *Remotes) syncOnce(ctx context.Context, v *repo.Vault, name string, tip 
 	case tip == "":
 		return push(FirstPush, "")
 	}
-	base, err := r.MergeBase(ctx, local, tip)
+	base, err := v.MergeBase(ctx, local, tip)
 	if err != nil {
 		return false, err
 	}

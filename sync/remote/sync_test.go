@@ -60,7 +60,9 @@ func (rp *replica) sync(t testing.TB) *remote.SyncResult {
 	t.Helper()
 	res, err := rp.r.Sync(context.Background(), rp.v, "origin", remote.SyncOptions{Machine: rp.name, Now: replicaNow})
 	if err != nil {
-		t.Fatalf("%s: sync: %v", rp.name, err)
+		out, _ := gitErr(rp.v.Dir(), "count-objects", "-v")
+		ls, _ := gitErr(rp.v.Dir(), "log", "--oneline", "-3", "--all")
+		t.Fatalf("%s: sync: %v\n%s\n%s", rp.name, err, out, ls)
 	}
 	return res
 }
