@@ -180,6 +180,9 @@ search:
 		{"search feedback partly", "search:\n  feedback:\n    docs: 10\n", func(c *config.Config) {
 			c.Search.Feedback.Docs = 10
 		}},
+		{"search inbound field", "search:\n  inbound: {weight: 2.5, b: 0.25}\n", func(c *config.Config) {
+			c.Search.Inbound = config.Inbound{Weight: 2.5, B: 0.25}
+		}},
 		{"search no stop words", "search:\n  stop_words: []\n", func(c *config.Config) {
 			c.Search.StopWords = []string{}
 		}},
@@ -300,6 +303,8 @@ func TestParse_BadValues(t *testing.T) {
 		{"feedback terms zero", "search:\n  feedback: {terms: 0}\n", "search.feedback.terms", 2, "from 1 to 100"},
 		{"feedback weight", "search:\n  feedback: {weight: 2}\n", "search.feedback.weight", 2, "from 0 to 1"},
 		{"feedback unknown", "search:\n  feedback: {depth: 2}\n", "search.feedback.depth", 2, "unknown key"},
+		{"inbound b over 1", "search:\n  inbound: {b: 1.5}\n", "search.inbound.b", 2, "from 0 to 1"},
+		{"inbound weight negative", "search:\n  inbound: {weight: -1}\n", "search.inbound.weight", 2, "from 0"},
 		{"feedback not a mapping", "search:\n  feedback: on\n", "search.feedback", 2, "want a mapping"},
 		{"threshold high", "rerank:\n  threshold: 1.5\n", "rerank.threshold", 2, "from 0 to 1"},
 		{"gc negative", "gc:\n  loose_objects: -1\n", "gc.loose_objects", 2, "from 0"},

@@ -35,6 +35,16 @@ type Search struct {
 	Proximity float64 `yaml:"proximity"`
 	// Feedback is pseudo-relevance feedback (query expansion).
 	Feedback Feedback `yaml:"feedback"`
+	// Inbound is the inbound field: what other notes say where they link to a
+	// note (the lines around their links, their typed edges' why).
+	Inbound Inbound `yaml:"inbound"`
+}
+
+// Inbound configures the inbound field's BM25F weight (≥ 0; 0 turns the field
+// off, the default: see docs/search.md) and length normalisation b (0 to 1, default 0.5). Weight 1 is what was measured.
+type Inbound struct {
+	Weight float64 `yaml:"weight"`
+	B      float64 `yaml:"b"`
 }
 
 // Feedback configures pseudo-relevance feedback: when none of the Docs best notes
@@ -77,11 +87,12 @@ func defaultSearch() Search {
 		Prefix:        0.2,
 		Proximity:     0.5,
 		Feedback:      Feedback{Docs: 5, Terms: 20, Weight: 0.5},
+		Inbound:       Inbound{Weight: 0, B: 0.5},
 	}
 }
 
 func (s *Search) decode(d *decoder, n *yaml.Node, key string) {
-	known := []string{"weights", "folder_factors", "diversity_cap", "stop_words", "chunks_per_file", "prefix", "proximity", "feedback"}
+	known := []string{"weights", "folder_factors", "diversity_cap", "stop_words", "chunks_per_file", "prefix", "proximity", "feedback", "inbound"}
 	d.mapping(n, key, known, func(k, full string, v *yaml.Node) {
 		switch k {
 		case "weights":
@@ -100,6 +111,19 @@ func (s *Search) decode(d *decoder, n *yaml.Node, key string) {
 			d.number(v, full, 0, 100, &s.Proximity)
 		case "feedback":
 			s.Feedback.decode(d, v, full)
+		case "inbound":
+			s.Inbound.decode(d, v, full)
+		}
+	})
+}
+
+func (in *Inbound) decode(d *decoder, n *yaml.Node, key string) {
+	d.mapping(n, key, []string{"weight", "b"}, func(k, full string, v *yaml.Node) {
+		switch k {
+		case "weight":
+			d.number(v, full, 0, 1e6, &in.Weight)
+		case "b":
+			d.number(v, full, 0, 1, &in.B)
 		}
 	})
 }

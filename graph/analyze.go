@@ -65,20 +65,7 @@ func ownFieldKey(k string) bool {
 
 // analyse indexes n (at path p) into d.entries and d.lens.
 func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
-	d.st.reset()
-	d.gen++
-	if d.gen == 0 { // wrapped: no slot may claim this note
-		clear(d.st.cache)
-		clear(d.st.slots)
-		d.gen = 1
-	}
-	if len(d.ids) > 0 {
-		clear(d.ids)
-	}
-	d.terms = d.terms[:0]
-	d.occ = d.occ[:0]
-	d.lens = [numFields]uint32{}
-
+	d.begin()
 	d.addText(fieldTitle, 0, []byte(n.Title))
 	off := uint32(0)
 	for _, a := range n.Aliases {
@@ -138,6 +125,23 @@ func (d *docAnalyzer) analyse(p note.Path, n *note.Note) {
 		}
 	}
 	d.encode()
+}
+
+// begin starts the analysis of a new text.
+func (d *docAnalyzer) begin() {
+	d.st.reset()
+	d.gen++
+	if d.gen == 0 { // wrapped: no slot may claim this note
+		clear(d.st.cache)
+		clear(d.st.slots)
+		d.gen = 1
+	}
+	if len(d.ids) > 0 {
+		clear(d.ids)
+	}
+	d.terms = d.terms[:0]
+	d.occ = d.occ[:0]
+	d.lens = [numFields]uint32{}
 }
 
 // addText adds the words of text to field f at positions starting at off and

@@ -55,7 +55,8 @@ type docInfo struct {
 	title    string
 	revision string
 	lens     [numFields]uint32
-	factor   float32 // folder factor
+	in       [2]uint32 // docRecord.in
+	factor   float32   // folder factor
 	live     bool
 	private  bool
 }
@@ -81,9 +82,10 @@ func (t *docTable) set(id uint32, r docRecord) {
 		for f := range t.pub.total {
 			t.pub.total[f] += uint64(r.lens[f])
 		}
+		t.pub.in[0] += uint64(r.in[0]) // a public view holds no private lines
 	}
 	t.docs[id] = docInfo{
-		path: r.path, title: r.title, revision: r.revision, lens: r.lens, live: true, private: r.private,
+		path: r.path, title: r.title, revision: r.revision, lens: r.lens, in: r.in, live: true, private: r.private,
 		factor: float32(folderFactor(t.factors, string(r.path))),
 	}
 	t.byPath[r.path] = id
@@ -115,6 +117,7 @@ func (t *docTable) unpublish(id uint32) {
 		for f := range t.pub.total {
 			t.pub.total[f] -= uint64(d.lens[f])
 		}
+		t.pub.in[0] -= uint64(d.in[0])
 	}
 }
 
@@ -129,6 +132,34 @@ func avgLens(st *stats) [numFields]float64 {
 		}
 	}
 	return avg
+}
+
+// record returns the doc record of live doc id.
+func (t *docTable) record(id uint32) docRecord {
+	d := &t.docs[id]
+	return docRecord{path: d.path, revision: d.revision, title: d.title, lens: d.lens, in: d.in, private: d.private}
+}
+
+// inLen returns the length of doc d's inbound field in view v: the lines from
+// public notes only when v hides private notes, else all of them.
+func (v *docView) inLen(t *docTable, d uint32) uint32 {
+	if v.hide {
+		return t.docs[d].in[0]
+	}
+	return t.docs[d].in[0] + t.docs[d].in[1]
+}
+
+// inAvg returns the mean length of the inbound field over the docs v counts (1
+// when unknown).
+func (v *docView) inAvg() float64 {
+	tot := v.stats.in[0]
+	if !v.hide {
+		tot += v.stats.in[1]
+	}
+	if v.stats.docs == 0 || tot == 0 {
+		return 1
+	}
+	return float64(tot) / float64(v.stats.docs)
 }
 
 // refresh recomputes norm from the lengths, the collection stats and w.

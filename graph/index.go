@@ -254,19 +254,19 @@ func (ix *Index) loadLinks() (*linkGraph, error) {
 // is found then, and every later use reports the same ErrCorrupt.
 //
 // Every use holds ix.mu: get holds it for reading at least (concurrent gets are
-// safe), and Update holds it for writing when it asks whether the graph has been
-// read (loaded) — so no read is half done then. A graph not read yet is left
-// alone by Update: the records it writes are what will be read.
+// safe). Update reads the graph too (holding ix.mu for writing), since the
+// inbound fields of the notes a change links to or unlinks are worked out from
+// it; an Update that fails after changing the graph replaces it with a new
+// lazyGraph, read again from the records.
 type lazyGraph struct {
 	once sync.Once
 	load func() (*linkGraph, error)
-	done bool // once has run
 	g    *linkGraph
 	err  error
 }
 
 func builtGraph(g *linkGraph) *lazyGraph {
-	l := &lazyGraph{g: g, done: true}
+	l := &lazyGraph{g: g}
 	l.once.Do(func() {})
 	return l
 }
@@ -275,18 +275,9 @@ func builtGraph(g *linkGraph) *lazyGraph {
 func (l *lazyGraph) get() (*linkGraph, error) {
 	l.once.Do(func() {
 		l.g, l.err = l.load()
-		l.load, l.done = nil, true
+		l.load = nil
 	})
 	return l.g, l.err
-}
-
-// loaded returns the graph if it has been read, without error; nil otherwise.
-// The caller holds ix.mu for writing.
-func (l *lazyGraph) loaded() *linkGraph {
-	if l.done && l.err == nil {
-		return l.g
-	}
-	return nil
 }
 
 // graph returns the link graph; the caller holds ix.mu.

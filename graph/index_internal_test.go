@@ -30,8 +30,8 @@ func TestOpen_FormatVersion(t *testing.T) {
 }
 
 // TestOpen_DamagedLinkRecord: the link graph is read when first needed, so a
-// damaged node record leaves search and Update working and fails every link query
-// with ErrCorrupt; a rebuild repairs it.
+// damaged node record leaves search working and fails every link query and
+// Update (which changes nothing then) with ErrCorrupt; a rebuild repairs it.
 func TestOpen_DamagedLinkRecord(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -68,13 +68,14 @@ func TestOpen_DamagedLinkRecord(t *testing.T) {
 	for d := range parsedSeq(edit) {
 		put = append(put, d)
 	}
-	// Update does not need the graph (it writes records; the graph is read from
-	// them), so it still works; the graph stays damaged.
-	if err := ix.Update(ctx, DocBatch("c2", put, nil)); err != nil {
-		t.Fatalf("Update: %v", err)
+	// Update needs the graph (the inbound fields of the notes a change links to
+	// follow it): it refuses with ErrCorrupt, writes nothing, and the caller
+	// rebuilds.
+	if err := ix.Update(ctx, DocBatch("c2", put, nil)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Update: %v, want ErrCorrupt", err)
 	}
-	if res, err := ix.Search(ctx, "okapi", SearchOptions{}); err != nil || res.Total != 1 || ix.Commit() != "c2" {
-		t.Fatalf("after Update: %+v, %v, commit %s", res, err, ix.Commit())
+	if res, err := ix.Search(ctx, "okapi", SearchOptions{}); err != nil || res.Total != 0 || ix.Commit() != "c1" {
+		t.Fatalf("after the refused Update: %+v, %v, commit %s", res, err, ix.Commit())
 	}
 	if _, err := ix.Links("b.md", 10); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Links after Update: %v, want ErrCorrupt", err)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -131,18 +132,34 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := strings.Fields("alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega " +
 		"bloom filter hash ring node graph edge vertex tree heap stack queue")
+	// Notes link to one another (wikilinks, some with display text, Markdown
+	// links, typed edges), so their inbound fields change with every commit.
 	mkNote := func(i, v int) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "---\ntitle: Note %d v%d\ntags: [t%d]\n---\n# Heading %d\n\n", i, v, i%7, i)
+		fmt.Fprintf(&b, "---\ntitle: Note %d v%d\ntags: [t%d]\n", i, v, i%7)
+		if rng.IntN(4) == 0 {
+			fmt.Fprintf(&b, "edges:\n  - to: \"[[n%d]]\"\n    type: supports\n    why: %s %s explains the %s\n",
+				rng.IntN(400), vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))])
+		}
+		fmt.Fprintf(&b, "---\n# Heading %d\n\n", i)
 		for w := range 20 + rng.IntN(30) {
 			if w%8 == 7 {
 				b.WriteString("\n")
+			}
+			switch rng.IntN(12) {
+			case 0:
+				fmt.Fprintf(&b, "[[n%d]] ", rng.IntN(400))
+			case 1:
+				fmt.Fprintf(&b, "[[n%d|%s]] ", rng.IntN(400), vocab[rng.IntN(len(vocab))])
+			case 2:
+				k := rng.IntN(400)
+				fmt.Fprintf(&b, "[%s](../f%d/n%d.md) ", vocab[rng.IntN(len(vocab))], k%5, k)
 			}
 			b.WriteString(vocab[rng.IntN(len(vocab))] + " ")
 		}
 		return b.String() + "\n"
 	}
-	ix, _ := openIndex(t, graph.Options{})
+	ix, _ := openIndex(t, inboundOn())
 	live := map[string]string{}
 	for c := range 40 {
 		put := map[string]string{}
@@ -169,27 +186,37 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fresh, _ := openIndex(t, graph.Options{})
+	fresh, _ := openIndex(t, inboundOn())
 	if err := fresh.Rebuild(ctx, "c39", graph.DocRecords(seq(mkDocs(t, live))), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ix.Len() != len(live) || fresh.Len() != len(live) {
 		t.Fatalf("len %d and %d, want %d", ix.Len(), fresh.Len(), len(live))
 	}
-	for _, q := range append(vocab, "alpha beta", `"hash ring"`, "tag:t3", "tag:t3 bloom", "gamma -delta", "heading", "note v39", "lamb") {
+	inbound := 0 // hits the inbound field scored for
+	for _, q := range append(vocab, "alpha beta", `"hash ring"`, "tag:t3", "tag:t3 bloom", "gamma -delta", "heading", "note v39", "lamb", "explains", "n17") {
 		a := search(t, ix, q, graph.SearchOptions{Limit: 1000})
 		b := search(t, fresh, q, graph.SearchOptions{Limit: 1000})
+		for _, h := range a.Hits {
+			if h.Inbound != nil {
+				inbound++
+			}
+		}
 		if a.Total != b.Total {
 			t.Errorf("%q: total %d incremental vs %d rebuilt", q, a.Total, b.Total)
 			continue
 		}
 		for i := range a.Hits {
 			ha, hb := a.Hits[i], b.Hits[i]
-			if ha.Path != hb.Path || fmt.Sprintf("%.9f", ha.Score) != fmt.Sprintf("%.9f", hb.Score) || ha.Snippet != hb.Snippet || ha.Line != hb.Line {
+			if ha.Path != hb.Path || fmt.Sprintf("%.9f", ha.Score) != fmt.Sprintf("%.9f", hb.Score) || ha.Snippet != hb.Snippet || ha.Line != hb.Line ||
+				!reflect.DeepEqual(ha.Inbound, hb.Inbound) {
 				t.Errorf("%q hit %d: %s %.6f %q vs %s %.6f %q", q, i, ha.Path, ha.Score, ha.Snippet, hb.Path, hb.Score, hb.Snippet)
 				break
 			}
 		}
+	}
+	if inbound == 0 {
+		t.Error("no hit was scored by the inbound field: the test shows nothing about it")
 	}
 }
 

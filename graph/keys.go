@@ -23,7 +23,12 @@ import (
 //	   that records their commit and rebuilt with the rest.
 //	5  links, tags and headings inside Obsidian's %% comments are no longer recorded
 //	   (note.Parse skips them): an index of version 4 holds them, so it is rebuilt.
-const FormatVersion = 5
+//	6  the inbound field: s/i/<doc> inbound records (the lines that link to the
+//	   doc, with their sources, and the field's terms with their postings'
+//	   hashes); postings of inbound terms <term>\x01 (lines from public notes)
+//	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
+//	   the two inbound lengths.
+const FormatVersion = 6
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the
@@ -34,6 +39,7 @@ const FormatVersion = 5
 //	s/m/stats             uvarint next doc id, live docs, then per field the total length
 //	s/d/<doc BE32>        doc record: path, revision, title, per-field lengths, flags
 //	s/f/<doc BE32>        forward list: the doc's terms, sorted, with their postings' hashes
+//	s/i/<doc BE32>        inbound record: the lines linking to the doc, its inbound terms (inbound.go)
 //	s/x/<doc BE32>        stored text: headings, body start, raw note bytes
 //	s/t/<term>\x00<doc>   posting block of term ending at doc (see postings.go)
 const (
@@ -43,6 +49,7 @@ const (
 	keyStats     = "s/m/stats"
 	prefixDoc    = "s/d/"
 	prefixFwd    = "s/f/"
+	prefixIn     = "s/i/"
 	prefixText   = "s/x/"
 	prefixTerm   = "s/t/"
 )
@@ -97,7 +104,10 @@ type docRecord struct {
 	revision string
 	title    string
 	lens     [numFields]uint32
-	private  bool // Doc.Private
+	// in are the inbound field's lengths: of the lines from public notes, and
+	// of those from private notes (see inbound.go).
+	in      [2]uint32
+	private bool // Doc.Private
 }
 
 // Doc record flags.
@@ -109,6 +119,9 @@ func (r *docRecord) encode() []byte {
 	b = appendString(b, r.revision)
 	b = appendString(b, r.title)
 	for _, l := range r.lens {
+		b = binary.AppendUvarint(b, uint64(l))
+	}
+	for _, l := range r.in {
 		b = binary.AppendUvarint(b, uint64(l))
 	}
 	flags := uint64(0)
@@ -127,6 +140,9 @@ func decodeDocRecord(b []byte) (docRecord, error) {
 	for f := range r.lens {
 		r.lens[f] = uint32(d.uvarint())
 	}
+	for k := range r.in {
+		r.in[k] = uint32(d.uvarint())
+	}
 	flags := d.uvarint()
 	r.private = flags&flagPrivate != 0
 	if d.err != nil || len(d.b) != 0 || flags&^flagPrivate != 0 {
@@ -140,12 +156,16 @@ type stats struct {
 	next  uint32 // next doc id
 	docs  uint32 // live docs
 	total [numFields]uint64
+	in    [2]uint64 // inbound lengths, public and private lines
 }
 
 func (s *stats) encode() []byte {
 	b := binary.AppendUvarint(nil, uint64(s.next))
 	b = binary.AppendUvarint(b, uint64(s.docs))
 	for _, t := range s.total {
+		b = binary.AppendUvarint(b, t)
+	}
+	for _, t := range s.in {
 		b = binary.AppendUvarint(b, t)
 	}
 	return b
@@ -158,6 +178,9 @@ func decodeStats(b []byte) (stats, error) {
 	s.docs = uint32(d.uvarint())
 	for f := range s.total {
 		s.total[f] = d.uvarint()
+	}
+	for k := range s.in {
+		s.in[k] = d.uvarint()
 	}
 	if d.err != nil || len(d.b) != 0 {
 		return s, fmt.Errorf("stats: %w", errBadRecord)

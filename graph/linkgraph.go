@@ -21,6 +21,9 @@ type linkGraph struct {
 	in    [][]backref
 	byKey map[string][]int32
 	byTag map[string][]int32
+	// marked, while apply runs, collects the notes a link was taken from or
+	// given to: the notes whose inbound field may change.
+	marked map[note.Path]bool
 }
 
 // gnode is one note or attachment.
@@ -171,6 +174,7 @@ func (g *linkGraph) unresolve(id int32) {
 	n := g.nodes[id]
 	for _, r := range n.out {
 		if r.to >= 0 {
+			g.mark(r.to)
 			g.in[r.to] = slices.DeleteFunc(g.in[r.to], func(b backref) bool { return b.from == id })
 		}
 	}
@@ -209,16 +213,28 @@ func (g *linkGraph) link(id int32) {
 	}
 	for i, r := range n.out {
 		if r.to >= 0 {
+			g.mark(r.to)
 			g.in[r.to] = append(g.in[r.to], backref{from: id, link: int32(i)})
 		}
+	}
+}
+
+// mark records node id, when live, as a link's target that changed.
+func (g *linkGraph) mark(id int32) {
+	if g.marked != nil && g.nodes[id] != nil {
+		g.marked[g.nodes[id].rec.names.path] = true
 	}
 }
 
 // apply replaces the nodes of put and removes those of remove (and attachments),
 // then re-resolves every link whose resolution the change can affect: the links
 // of the changed notes and every link whose lookup keys meet a key of a note added,
-// removed or renamed.
-func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.Path) {
+// removed or renamed. It returns the paths of the live nodes a link was taken
+// from or now points at: with the notes put, those whose inbound field may
+// have changed.
+func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.Path) map[note.Path]bool {
+	g.marked = map[note.Path]bool{}
+	defer func() { g.marked = nil }()
 	touched := map[int32]bool{}
 	changedKeys := map[string]bool{}
 	markKeys := func(p note.Path) {
@@ -264,6 +280,7 @@ func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.
 	for _, id := range ids {
 		g.resolve(id)
 	}
+	return g.marked
 }
 
 // node returns the live node at p.

@@ -48,6 +48,10 @@ type Weights struct {
 	Body        FieldWeight
 	Path        FieldWeight
 	Frontmatter FieldWeight
+	// Inbound is the field of what other notes say where they link to the note:
+	// the lines around their links and their typed edges' why (see inbound.go).
+	// Weight 0 turns it off at query time (the index keeps it).
+	Inbound FieldWeight
 	// Prefix scales the score of a query word's prefix matches (terms that start
 	// with the word's stem, for words of 4+ characters) against its exact matches;
 	// 0 turns prefix matching off.
@@ -83,6 +87,7 @@ func DefaultWeights() Weights {
 		Body:        FieldWeight{Weight: 1, B: 0.75},
 		Path:        FieldWeight{Weight: 0.5, B: 0.3},
 		Frontmatter: FieldWeight{Weight: 1, B: 0.5},
+		Inbound:     FieldWeight{Weight: 0, B: 0.5}, // off until the public view resolves links without private names (see inbound.go)
 		Prefix:      0.2,
 		Proximity:   0.5,
 

@@ -22,6 +22,10 @@ const (
 	// fieldMeta holds the filter terms ("#tag", "key=term"): matched, never scored.
 	fieldMeta
 	numFields
+	// fieldInbound is the inbound field (inbound.go): its postings are other
+	// terms' (<term>\x01, <term>\x02), its tf in fieldBody's slot; searcher
+	// keeps its parameters in fieldMeta's slot.
+	fieldInbound = fieldMeta
 )
 
 var errBadBlock = errors.New("bad posting block")

@@ -15,7 +15,8 @@ import (
 )
 
 // privateVault is a random vault for the public-view property: notes in four
-// folders, about a shared vocabulary with prefix families ("canvas", "canvases",
+// folders that link to one another (so private notes' lines reach public notes'
+// inbound fields), about a shared vocabulary with prefix families ("canvas", "canvases",
 // "canvassing"), more than maxExpansions terms of one prefix ("zyxw000"…), and
 // words only some notes hold; private marks the private ones.
 type privateVault struct {
@@ -45,6 +46,9 @@ func (pv *privateVault) note(i, v int) string {
 		if r.IntN(6) == 0 {
 			fmt.Fprintf(&b, "zyxw%03d ", r.IntN(400))
 			continue
+		}
+		if r.IntN(10) == 0 { // a link: its line enters the target's inbound field
+			fmt.Fprintf(&b, "[[n%03d]] ", r.IntN(200))
 		}
 		b.WriteString(privateVocab[r.IntN(len(privateVocab))] + " ")
 	}
@@ -117,11 +121,13 @@ var privateQueries = []string{
 // put, remove and flip notes between private and public, after a rebuild and
 // after reopening; Scan likewise.
 func TestSearch_HidePrivate(t *testing.T) {
+	on := inboundOn().Weights
 	for _, opts := range []graph.Options{
 		{},
-		{DiversityCap: 2, FolderFactors: map[string]float64{"f3": 0.5}, ChunksPerFile: 2},
+		{Weights: on},
+		{Weights: on, DiversityCap: 2, FolderFactors: map[string]float64{"f3": 0.5}, ChunksPerFile: 2},
 	} {
-		t.Run(fmt.Sprintf("cap=%d", opts.DiversityCap), func(t *testing.T) {
+		t.Run(fmt.Sprintf("cap=%d/inbound=%v", opts.DiversityCap, opts.Weights.Inbound.Weight), func(t *testing.T) {
 			testHidePrivate(t, opts)
 		})
 	}

@@ -61,15 +61,19 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 	// Write the rest of the new tables, in key order, and ingest them while
 	// excising every old search key: one atomic, durable step, without copying
 	// the whole index through a batch, the WAL and a memtable flush.
-	nterms := len(bld.terms)
 	slices.Sort(in.atts)
 	bld.atts = in.atts
 	slices.SortFunc(in.rows, func(a, b Row) int { return bytes.Compare(a.Key, b.Key) })
 	bld.rows = in.rows
-	// The in-memory tables (doc table, resolved link graph) are built on another
-	// core while the sstable is written: neither changes the builder.
+	// The resolved link graph gives every note its inbound field; then the doc
+	// table is built on another core while the sstables are written (it does
+	// not change the builder).
+	lg := buildLinkGraph(bld.nodes, bld.atts)
+	if err := bld.inboundAll(ctx, ix.an, lg); err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	nterms := len(bld.terms)
 	var dt *docTable
-	var lg *linkGraph
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
@@ -80,7 +84,6 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 		dt.stats = bld.stats
 		dt.refresh(&ix.opts.Weights)
 		dt.grow(bld.stats.next)
-		lg = buildLinkGraph(bld.nodes, bld.atts) // writeTables only reads them too
 	}()
 	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)
 	<-built
@@ -283,7 +286,18 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 	for f := range b.stats.total {
 		b.stats.total[f] += uint64(r.rec.lens[f])
 	}
-	for _, e := range r.entries {
+	b.addPostings(id, r.entries)
+	b.recs = append(b.recs, r.rec)
+	b.fbuf = forwardList(b.fbuf[:0], r.entries)
+	b.tables.fwd.set(docKey(prefixFwd, id), b.fbuf)
+	b.tables.text.set(docKey(prefixText, id), r.text)
+	b.nodes = append(b.nodes, r.node)
+	b.ctxAt = append(b.ctxAt, b.tables.contexts.write(r.contexts))
+}
+
+// addPostings adds doc id's postings; ids come in increasing order for each term.
+func (b *bulkBuilder) addPostings(id uint32, entries []termEntry) {
+	for _, e := range entries {
 		tb := b.terms[e.term]
 		if tb == nil {
 			tb = &termBuild{}
@@ -297,12 +311,6 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 			tb.cur.reset()
 		}
 	}
-	b.recs = append(b.recs, r.rec)
-	b.fbuf = forwardList(b.fbuf[:0], r.entries)
-	b.tables.fwd.set(docKey(prefixFwd, id), b.fbuf)
-	b.tables.text.set(docKey(prefixText, id), r.text)
-	b.nodes = append(b.nodes, r.node)
-	b.ctxAt = append(b.ctxAt, b.tables.contexts.write(r.contexts))
 }
 
 // rebuildTables are the files a rebuild writes: four sstables it ingests

@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/norn-vault/norn/note"
@@ -33,7 +35,74 @@ func BenchmarkRebuild(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(dirSize(b, ix.dir)), "index-bytes")
 	})
+}
+
+// dirSize returns the bytes of the files under dir.
+func dirSize(tb testing.TB, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkUpdate_HubNote catches up after an edit of a hub note with 1,000
+// outgoing links (to notes of obsidian-hub, one per line, against the index of
+// the whole vault): edit=append adds a line after the links (no linking line
+// changes, but every target's inbound field is worked out again), edit=lines
+// changes the text of every linking line (every target's inbound field changes).
+func BenchmarkUpdate_HubNote(b *testing.B) {
+	root := filepath.Join(corporaDir, "vault-obsidian-hub", "notes")
+	needDir(b, root)
+	docs := vaultDocs(b, root, nil)
+	hub := func(v int, lines bool) Doc {
+		var sb strings.Builder
+		sb.WriteString("# Hub\n\n")
+		for i := range 1000 {
+			word := "about"
+			if lines {
+				word = fmt.Sprintf("version%d", v)
+			}
+			fmt.Fprintf(&sb, "- [[%s]] %s this one\n", strings.TrimSuffix(string(docs[i*len(docs)/1000].Path), ".md"), word)
+		}
+		if !lines {
+			fmt.Fprintf(&sb, "\nedited v%d\n", v)
+		}
+		n, err := note.Parse("hub.md", []byte(sb.String()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return Doc{Path: "hub.md", Revision: fmt.Sprint(v), Note: n}
+	}
+	ix := buildIndex(b, append(docs, hub(0, false)), Options{})
+	for _, lines := range []bool{false, true} {
+		name := "edit=append"
+		if lines {
+			name = "edit=lines"
+		}
+		b.Run("links=1000/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 1
+			for b.Loop() {
+				if err := ix.Update(context.Background(), DocBatch(fmt.Sprint(i), []Doc{hub(i, lines)}, nil)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
 }
 
 // BenchmarkUpdate re-puts notes of obsidian-hub against the index of the whole

@@ -19,6 +19,7 @@ type searchScratch struct {
 	accP  []float32
 	mask  []uint64
 	inc   []bool    // doc is in cands
+	inb   []bool    // the inbound field scored for doc
 	arena []byte    // positions parts of the tracked terms' blocks
 	refs  []postRef // the tracked terms' postRefs, one run per term
 	cands []uint32  // docs with a score
@@ -37,6 +38,7 @@ func (ix *Index) getScratch(n int) *searchScratch {
 		s.accP = make([]float32, len(s.score))
 		s.mask = make([]uint64, len(s.score))
 		s.inc = make([]bool, len(s.score))
+		s.inb = make([]bool, len(s.score))
 	}
 	return s
 }
@@ -56,6 +58,7 @@ func (s *searchScratch) resetScores() {
 		s.score[d] = 0
 		s.mask[d] = 0
 		s.inc[d] = false
+		s.inb[d] = false
 	}
 	s.cands = s.cands[:0]
 	s.touch = s.touch[:0]
@@ -74,10 +77,17 @@ type searcher struct {
 	ctx context.Context
 	w   Weights
 
-	fw     [numFields]float64 // weights
-	fb     [numFields]float64 // b
+	// weights, b and inverse mean lengths of the fields; fieldInbound's
+	// (which has no slot in a posting) in fieldMeta's place, never scored.
+	fw     [numFields]float64
+	fb     [numFields]float64
 	invAvg [numFields]float64
 	n      float64 // live docs
+
+	// inWant and inStem pick a hit's inbound line (inboundLine): the query's own
+	// words, and a stemmer; made for the first hit that needs them.
+	inWant map[string]bool
+	inStem *stemmer
 
 	// tracked are the query's own terms (words, then phrase terms) whose body
 	// positions proximity and snippets need; tracked[i] is pl.words[i] for the
@@ -157,6 +167,8 @@ func (se *searcher) init() {
 		p := se.w.field(f)
 		se.fw[f], se.fb[f], se.invAvg[f] = p.Weight, p.B, 1/avg[f]
 	}
+	se.fw[fieldInbound], se.fb[fieldInbound] = se.w.Inbound.Weight, se.w.Inbound.B
+	se.invAvg[fieldInbound] = 1 / se.v.inAvg()
 	se.n = float64(se.v.stats.docs)
 	idx := map[string]bool{}
 	for i := range se.pl.words[:se.pl.orig] {
@@ -231,6 +243,14 @@ func (se *searcher) tfw(p *posting) float64 {
 		sum += float32(p.tf[f]) * row[f]
 	}
 	return float64(sum)
+}
+
+// inboundTF returns the BM25F pseudo term frequency of an inbound posting (its
+// term frequency in fieldBody's place): weighted and normalised by the inbound
+// field's length in the search's view.
+func (se *searcher) inboundTF(p *posting) float64 {
+	l := se.v.inLen(se.dt, p.doc)
+	return float64(p.tf[fieldBody]) * float64(fieldNorm(se.fw[fieldInbound], se.fb[fieldInbound], se.invAvg[fieldInbound], l))
 }
 
 func (se *searcher) idf(df int) float64 {
@@ -348,6 +368,11 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 				h.Line, h.Snippet, h.Section = h.Chunks[0].Line, h.Chunks[0].Snippet, h.Chunks[0].Section
 			}
 		}
+		if se.s.inb[d] {
+			if h.Inbound, err = se.inboundLine(d); err != nil {
+				return nil, err
+			}
+		}
 		res.Hits = append(res.Hits, h)
 	}
 	return res, nil
@@ -364,6 +389,9 @@ func (se *searcher) scoreWord(wi int) error {
 	prefix := wp.prefix && se.w.Prefix > 0
 	refStart := len(se.s.refs)
 	lo, hi := termRange(wp.term, prefix)
+	if !prefix && se.fw[fieldInbound] > 0 {
+		hi[len(hi)-1] = inboundPrivate + 1 // the word's inbound terms too
+	}
 	it, err := se.ix.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return corrupt(err)
@@ -377,6 +405,10 @@ blocks:
 	for ok := it.First(); ok; ok = it.Next() {
 		term, _, okk := parseTermKey(it.Key())
 		if !okk {
+			continue
+		}
+		term, class := splitTerm(term)
+		if class != 0 && (se.fw[fieldInbound] == 0 || class == inboundPrivate && se.v.hide) {
 			continue
 		}
 		exact := string(term) == wp.term
@@ -401,7 +433,7 @@ blocks:
 		}
 		rec := tr
 		base := 0
-		if !exact {
+		if !exact || class != 0 {
 			rec = nil
 		} else if rec != nil {
 			base = len(s.arena)
@@ -422,7 +454,13 @@ blocks:
 			if rec != nil {
 				s.refs = record(s.refs, &br, base)
 			}
-			tf := se.tfw(&br.cur)
+			var tf float64
+			if class == 0 {
+				tf = se.tfw(&br.cur)
+			} else {
+				tf = se.inboundTF(&br.cur)
+				s.inb[d] = s.inb[d] || tf > 0
+			}
 			if tf == 0 {
 				continue
 			}
@@ -607,6 +645,9 @@ blocks:
 		t, _, okk := parseTermKey(it.Key())
 		if !okk {
 			continue
+		}
+		if _, class := splitTerm(t); class != 0 {
+			continue // another note's words: only scoring reads them
 		}
 		expanded := prefix && string(t) != term
 		if expanded {

@@ -62,6 +62,16 @@ type Hit struct {
 	Matched []string
 	// Chunks are the best heading sections, best first (Options.ChunksPerFile).
 	Chunks []Chunk
+	// Inbound is set when the inbound field — what other notes say where they
+	// link to this one — added to the score: the linking line that holds the
+	// most query words, and the note it is in.
+	Inbound *InboundLine
+}
+
+// InboundLine is a line of another note that links to a hit.
+type InboundLine struct {
+	From note.Path
+	Text string
 }
 
 // Chunk is one heading section of a hit.

@@ -51,15 +51,7 @@ func (ix *Index) Update(ctx context.Context, batch Batch) error {
 	if err := u.putDocs(ctx, parts.put); err != nil {
 		return err
 	}
-	if err := ix.writeTerms(ctx, u.b, u.changes); err != nil {
-		return fmt.Errorf("update index: %w", err)
-	}
-	u.b.Set([]byte(keyStats), u.st.encode(), nil)
-	u.b.Set([]byte(keyCommit), []byte(batch.Commit), nil)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return u.publish(batch.Commit, parts.remove)
+	return u.publish(ctx, batch.Commit, parts.remove)
 }
 
 // update is an Update in progress: the pebble batch it fills, and what changes in
@@ -77,7 +69,9 @@ type update struct {
 	// The link graph's side: the node records put, and the attachments.
 	nodes []nodeRec
 	atts  []note.Path
-	buf   []byte
+	// ctx holds the context records of the notes put, by path.
+	ctx map[note.Path][]byte
+	buf []byte
 }
 
 type putDoc struct {
@@ -87,7 +81,7 @@ type putDoc struct {
 
 func (ix *Index) newUpdate() *update {
 	return &update{ix: ix, dt: ix.docs, st: ix.docs.stats, b: ix.db.NewBatch(),
-		changes: map[string][]change{}, removed: map[uint32]bool{}}
+		changes: map[string][]change{}, removed: map[uint32]bool{}, ctx: map[note.Path][]byte{}}
 }
 
 // dropDoc removes a doc's postings (its forward list: terms, the hash of each
@@ -105,6 +99,9 @@ func (u *update) dropDoc(id uint32, terms []fwdTerm, keep map[string]uint32) {
 	u.st.docs--
 	for f := range u.st.total {
 		u.st.total[f] -= uint64(info.lens[f])
+	}
+	for k := range u.st.in {
+		u.st.in[k] -= uint64(info.in[k])
 	}
 	u.removed[id] = true
 }
@@ -128,6 +125,9 @@ func (u *update) removeDocs(ctx context.Context, remove []note.Path) error {
 			return fmt.Errorf("update index: remove %s: %w", p, err)
 		}
 		u.dropDoc(id, terms, nil)
+		if err := u.dropInbound(id); err != nil {
+			return fmt.Errorf("update index: remove %s: %w", p, err)
+		}
 		u.b.Delete(docKey(prefixDoc, id), nil)
 		u.b.Delete(docKey(prefixFwd, id), nil)
 		u.b.Delete(docKey(prefixText, id), nil)
@@ -153,6 +153,7 @@ func (u *update) putDocs(ctx context.Context, put []Doc) error {
 		u.buf = r.encode(u.buf[:0])
 		u.b.Set(nodeKey(prefixNode, d.Path), u.buf, nil)
 		u.b.Set(nodeKey(prefixContext, d.Path), ads[i].ad.contexts, nil)
+		u.ctx[d.Path] = ads[i].ad.contexts
 		u.nodes = append(u.nodes, r)
 	}
 	u.puts = make([]putDoc, 0, len(put))
@@ -196,15 +197,41 @@ func (u *update) putNote(path note.Path, pd *preparedDoc) {
 	delete(u.removed, id)
 }
 
-// publish commits the batch and brings the in-memory tables to it, under ix.mu
-// so a search sees the index before or after, never between.
-func (u *update) publish(commit string, remove []note.Path) error {
+// publish brings the link graph to the batch, adds the inbound fields that
+// change with it, writes the postings, commits the batch and brings the in-memory
+// tables to it — all under ix.mu, so a search or link query sees the index
+// before or after, never between. A failure after the graph changed drops the
+// graph, to be read again from the records.
+func (u *update) publish(ctx context.Context, commit string, remove []note.Path) error {
 	ix := u.ix
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	lg, err := ix.graph()
+	if err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
+	marked := lg.apply(u.nodes, u.atts, remove)
+	done := false
+	defer func() {
+		if !done {
+			ix.links = &lazyGraph{load: ix.loadLinks}
+		}
+	}()
+	if err := u.inbound(ctx, lg, marked); err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
+	if err := ix.writeTerms(ctx, u.b, u.changes); err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
+	u.b.Set([]byte(keyStats), u.st.encode(), nil)
+	u.b.Set([]byte(keyCommit), []byte(commit), nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := u.b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("update index: %w", corrupt(err))
 	}
+	done = true
 	dt := u.dt
 	for id := range u.removed {
 		dt.remove(id)
@@ -215,11 +242,6 @@ func (u *update) publish(commit string, remove []note.Path) error {
 	dt.grow(u.st.next)
 	dt.stats = u.st
 	dt.refresh(&ix.opts.Weights)
-	// The link graph in memory follows; one not read yet will be read from the
-	// records this batch wrote.
-	if lg := ix.links.loaded(); lg != nil {
-		lg.apply(u.nodes, u.atts, remove)
-	}
 	ix.commit = commit
 	return nil
 }

@@ -244,15 +244,24 @@ const (
 type walkItem struct {
 	id hash
 	c  *commitObj
+	f  uint8 // the paint it was queued with
 }
 
 // walkQueue is a max-heap of commits by time, as git's revision walk keeps it.
+// Of commits made in the same second (git's clock resolution), those painted from
+// old come first: old's side then reaches a commit of the same second before it
+// is taken for one reachable from tip alone.
 type walkQueue []walkItem
 
-func (q walkQueue) Len() int           { return len(q) }
-func (q walkQueue) Less(i, j int) bool { return q[i].c.when.After(q[j].c.when) }
-func (q walkQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *walkQueue) Push(x any)        { *q = append(*q, x.(walkItem)) }
+func (q walkQueue) Len() int { return len(q) }
+func (q walkQueue) Less(i, j int) bool {
+	if !q[i].c.when.Equal(q[j].c.when) {
+		return q[i].c.when.After(q[j].c.when)
+	}
+	return q[i].f&fromOld > q[j].f&fromOld
+}
+func (q walkQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *walkQueue) Push(x any)   { *q = append(*q, x.(walkItem)) }
 func (q *walkQueue) Pop() any {
 	old := *q
 	it := old[len(old)-1]
@@ -292,7 +301,7 @@ func (v *Vault) walkBetween(ctx context.Context, old, tip hash) (*walk, error) {
 			w.objs[id] = c
 		}
 		flags[id] |= f
-		heap.Push(q, walkItem{id, c})
+		heap.Push(q, walkItem{id, c, flags[id]})
 		return nil
 	}
 	if err := push(tip, fromTip); err != nil {

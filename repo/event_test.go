@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/repo"
 )
@@ -312,5 +313,28 @@ func TestVault_CommitsBetweenBadInput(t *testing.T) {
 	}
 	if evs, _, err := v.CommitsBetween(ctx, head, head, "", 0); err != nil || len(evs) != 0 {
 		t.Fatalf("from head: %v %+v", err, evs)
+	}
+}
+
+// TestVault_CommitsBetweenSameSecond: commits made within one second (git's
+// clock resolution) are still placed right: nothing is reachable from an
+// ancestor of head but not from head, whichever side the walk meets first.
+func TestVault_CommitsBetweenSameSecond(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	v := newVault(t, repo.Options{Now: func() time.Time { return at }})
+	var ids []repo.CommitID
+	for i := range 4 {
+		ids = append(ids, write(t, v, put(fmt.Sprintf("n%d.md", i), "# N\n", "")).Commit)
+	}
+	for i, old := range ids {
+		evs, _, err := v.CommitsBetween(ctx, v.Head(), old, "", 10)
+		if err != nil || len(evs) != 0 {
+			t.Fatalf("commit %d: %d commits reachable from it and not from head (%v), want none", i, len(evs), err)
+		}
+		evs, _, err = v.CommitsBetween(ctx, old, "", "", 10)
+		if err != nil || len(evs) != len(ids)-1-i {
+			t.Fatalf("after commit %d: %d commits (%v), want %d", i, len(evs), err, len(ids)-1-i)
+		}
 	}
 }

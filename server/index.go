@@ -65,6 +65,7 @@ func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
 	w.Frontmatter.Weight = s.Weights.Frontmatter
 	w.Prefix, w.Proximity = s.Prefix, s.Proximity
 	w.FeedbackDocs, w.FeedbackTerms, w.Feedback = s.Feedback.Docs, s.Feedback.Terms, s.Feedback.Weight
+	w.Inbound = graph.FieldWeight{Weight: s.Inbound.Weight, B: s.Inbound.B}
 	return graph.Options{
 		Logger: log, Weights: w, FolderFactors: s.FolderFactors, DiversityCap: s.DiversityCap,
 		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile, PrivateFolders: cfg.Privacy.Folders,

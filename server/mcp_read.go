@@ -248,6 +248,16 @@ type SearchHit struct {
 	Section  string    `json:"section"`
 	Revision string    `json:"revision"`
 	Matched  []string  `json:"matched"`
+	// Inbound is present when the inbound field (what other notes say where
+	// they link here) added to the score: the linking line holding the most
+	// query words, and its note.
+	Inbound *SearchInbound `json:"inbound,omitempty"`
+}
+
+// SearchInbound is a line of another note that links to a hit.
+type SearchInbound struct {
+	From note.Path `json:"from"`
+	Line string    `json:"line"`
 }
 
 // SearchResult is search's answer.
@@ -315,8 +325,12 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		if m == nil {
 			m = []string{}
 		}
-		out.Hits = append(out.Hits, SearchHit{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line,
-			Snippet: h.Snippet, Section: h.Section, Revision: h.Revision, Matched: m})
+		sh := SearchHit{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line,
+			Snippet: h.Snippet, Section: h.Section, Revision: h.Revision, Matched: m}
+		if in := h.Inbound; in != nil && (c.all || !c.cfg.IsPrivate(in.From, nil)) {
+			sh.Inbound = &SearchInbound{From: in.From, Line: in.Text}
+		}
+		out.Hits = append(out.Hits, sh)
 	}
 	if more && in.Offset+len(hits) <= maxSearchOffset {
 		out.NextOffset = in.Offset + len(hits)

@@ -20,6 +20,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/sync/feed"
 )
 
 // MCPPath is where the HTTP server answers MCP (streamable HTTP).
@@ -116,6 +117,7 @@ type HTTPHandler struct {
 	maxBody   int64
 	limits    httpLimits
 	slots     *principalSlots
+	feed      http.Handler // the change feed (MountFeed), or nil
 
 	mu       sync.Mutex
 	sessions map[string]binding   // session id → who created it
@@ -198,6 +200,10 @@ func (h *HTTPHandler) CloseSessions() { h.mcp.CloseSessions(context.Background()
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.checkHost(w, r) {
+		return
+	}
+	if r.URL.Path == feed.Path && h.feed != nil {
+		h.feed.ServeHTTP(w, r)
 		return
 	}
 	if r.URL.Path != MCPPath {

@@ -69,6 +69,7 @@ func commands() []command {
 		{"doctor", "", "check the vault: git integrity, gates over every note, index", runDoctor},
 		{"serve", "--stdio | --http ADDR", "serve the vault to agents over MCP (stdio, or streamable HTTP with tokens)", runServe},
 		{"egress", "[--since 24h|DATE]", "show what the reranker sent off this machine (.git/norn/egress.jsonl)", runEgress},
+		{"watch", "[--since C] [--folder F] [--url U] [--token T]", "follow a server's change feed: one line (or --json object) per commit; reconnects and resumes", runWatch},
 		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
 		{"clone", "URL DIR [--branch B]", "make a working vault from a git remote (origin), index built", runClone},
 		{"sync", "[REMOTE]", "fetch, merge and push with a remote (default: the only one, else origin)", runSync},

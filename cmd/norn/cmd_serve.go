@@ -15,6 +15,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/sync/feed"
 )
 
 // shutdownGrace bounds how long `norn serve` waits for in-flight requests when told
@@ -100,6 +101,9 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	hub := feed.New(v.Vault, feed.Options{Logger: log})
+	defer hub.Close() // before the vault closes: ends every feed connection
+	h.MountFeed(v, hub)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -113,6 +117,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintf(e.stderr, "  connect Claude Code: claude mcp add --transport http norn %s --header \"Authorization: Bearer <token>\"\n", url)
 		fmt.Fprintf(e.stderr, "  tokens: norn token add NAME | list | revoke NAME (read again without a restart)\n")
 	}
+	fmt.Fprintf(e.stderr, "  change feed: %s (norn watch --url %s)\n", wsURL(serveURL(addr, ln.Addr()))+feed.Path, serveURL(addr, ln.Addr()))
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
 	return serveHTTP(ctx, ln, h.NewServer(), shutdownGrace, log)
 }
@@ -170,4 +175,12 @@ func serveURL(addr string, bound net.Addr) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+// wsURL is the websocket form of an http(s) URL.
+func wsURL(u string) string {
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		return "wss://" + rest
+	}
+	return "ws://" + strings.TrimPrefix(u, "http://")
 }

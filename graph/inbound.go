@@ -1,0 +1,608 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/norn-vault/norn/note"
+)
+
+// The inbound field: what other notes say where they link to a note. For every
+// resolved link to a note from another note — wikilink, embed, Markdown link —
+// the line around the link (its display text included; note.LineAt, at most 300
+// bytes), and for every typed edge to it the edge's why. It is a BM25F field like
+// the others (Weights.Inbound), but its text belongs to the linking notes, so it
+// is kept apart from the note's own postings:
+//
+//   - its postings are those of the inbound terms <term>\x01 (lines from public
+//     notes) and <term>\x02 (lines from private notes), keyed and blocked like any
+//     term's, so catching up rewrites only the blocks whose postings change;
+//   - s/i/<doc> holds the lines kept (with their sources) and the inbound terms
+//     with their postings' hashes (as a forward list does);
+//   - the doc record and the stats carry the field's two lengths.
+//
+// A search that hides private notes reads only the \x01 postings and ranks with
+// the public lengths, so it answers as an index without the private notes would;
+// a full search reads both and adds the lengths.
+//
+// A note keeps at most maxInboundLines distinct lines from public notes and as
+// many from private notes: the lines that add the most words not yet kept.
+const (
+	inboundPublic  = '\x01'
+	inboundPrivate = '\x02'
+	// maxInboundLines caps the lines of each class (public, private) a note's
+	// inbound field keeps.
+	maxInboundLines = 32
+	// hubLinks is how many links make a note's context record worth keeping
+	// decoded during a rebuild.
+	hubLinks = 16
+)
+
+// inboundTerm returns the inbound term of a word, for a line from a private note
+// or a public one.
+func inboundTerm(term string, private bool) string {
+	if private {
+		return term + string(rune(inboundPrivate))
+	}
+	return term + string(rune(inboundPublic))
+}
+
+// splitTerm returns the word of an indexed term and its class: 0 for the note's
+// own postings, inboundPublic or inboundPrivate for an inbound term.
+func splitTerm(t []byte) ([]byte, byte) {
+	if n := len(t); n > 0 && (t[n-1] == inboundPublic || t[n-1] == inboundPrivate) {
+		return t[:n-1], t[n-1]
+	}
+	return t, 0
+}
+
+// inLine is one line that links to a note.
+type inLine struct {
+	from    note.Path
+	text    string
+	private bool // from a private note
+}
+
+// inboundLines returns the lines of the field of node t: every resolved link to t
+// from another note, its context line (line(id, i) returns link i's of node id),
+// or a typed edge's why; chosen by selectLines.
+func (g *linkGraph) inboundLines(t int32, line func(id int32, i int) (string, error), private func(id int32) bool) ([]inLine, error) {
+	var out []inLine
+	for _, b := range g.in[t] {
+		if b.from == t {
+			continue
+		}
+		n := g.nodes[b.from]
+		if n == nil || n.attachment {
+			continue
+		}
+		l := &n.rec.links[b.link]
+		text := l.why
+		if l.kind != EdgeKindTyped {
+			var err error
+			if text, err = line(b.from, int(b.link)); err != nil {
+				return nil, fmt.Errorf("context record %s: %w", n.rec.names.path, err)
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		out = append(out, inLine{from: n.rec.names.path, text: text, private: private(b.from)})
+	}
+	return selectLines(out), nil
+}
+
+// decodeContexts decodes a context record (nodeRec.encodeContexts).
+func decodeContexts(b []byte) ([]string, error) {
+	d := decoder{b: b}
+	n := d.count()
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.string())
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errBadRecord
+	}
+	return out, nil
+}
+
+// contextAt returns the i-th line of an encoded context record ("" past its end).
+func contextAt(b []byte, i int) (string, error) {
+	d := decoder{b: b}
+	n := d.count()
+	for k := range n {
+		l := d.uvarint()
+		if d.err != nil || l > uint64(len(d.b)) {
+			return "", errBadRecord
+		}
+		if k == i {
+			return string(d.b[:l]), nil
+		}
+		d.b = d.b[l:]
+	}
+	if d.err != nil {
+		return "", errBadRecord
+	}
+	return "", nil
+}
+
+// selectLines puts lines in their canonical order (public first, then by text and
+// source), drops repeated texts within a class (keeping the first source) and
+// keeps at most maxInboundLines of each class: greedily, the line that adds the
+// most words not kept yet (ties: the first), so that a hub's field holds the
+// most distinct descriptions rather than the first few hundred bytes of many.
+func selectLines(lines []inLine) []inLine {
+	slices.SortFunc(lines, func(a, b inLine) int {
+		if a.private != b.private {
+			if a.private {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(strings.Compare(a.text, b.text), strings.Compare(string(a.from), string(b.from)))
+	})
+	lines = slices.CompactFunc(lines, func(a, b inLine) bool { return a.private == b.private && a.text == b.text })
+	split := len(lines)
+	for i, l := range lines {
+		if l.private {
+			split = i
+			break
+		}
+	}
+	pub, priv := lines[:split], lines[split:]
+	if len(pub) <= maxInboundLines && len(priv) <= maxInboundLines {
+		return lines
+	}
+	return append(mostDistinct(pub), mostDistinct(priv)...)
+}
+
+// mostDistinct keeps maxInboundLines of lines (of one class, in canonical order),
+// in that order: each time the line that adds the most words not kept yet.
+func mostDistinct(lines []inLine) []inLine {
+	if len(lines) <= maxInboundLines {
+		return slices.Clone(lines)
+	}
+	sets := make([][]string, len(lines))
+	for i, l := range lines {
+		ws := strings.FieldsFunc(strings.ToLower(l.text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		slices.Sort(ws)
+		sets[i] = slices.Compact(ws)
+	}
+	seen := map[string]bool{}
+	taken := make([]bool, len(lines))
+	for range maxInboundLines {
+		best, bestN := -1, -1
+		for i, ws := range sets {
+			if taken[i] {
+				continue
+			}
+			n := 0
+			for _, w := range ws {
+				if !seen[w] {
+					n++
+				}
+			}
+			if n > bestN {
+				best, bestN = i, n
+			}
+		}
+		taken[best] = true
+		for _, w := range sets[best] {
+			seen[w] = true
+		}
+	}
+	out := make([]inLine, 0, maxInboundLines)
+	for i, l := range lines {
+		if taken[i] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// analysedInbound is a note's inbound field, analysed: its postings (entries,
+// sorted by term, pointing into arena) and its two lengths.
+type analysedInbound struct {
+	lines   []inLine
+	entries []termEntry
+	lens    [2]uint32
+}
+
+// analyseInbound analyses lines (selectLines' order: public ones first) into the
+// inbound terms' postings. Each line's words take positions after the previous
+// line's, with a gap of one.
+func analyseInbound(da *docAnalyzer, lines []inLine) *analysedInbound {
+	out := &analysedInbound{lines: lines}
+	var arena []byte
+	for k, private := range []bool{false, true} {
+		da.begin()
+		off := uint32(0)
+		for _, l := range lines {
+			if l.private == private {
+				off = da.addText(fieldBody, off, []byte(l.text)) + 1
+			}
+		}
+		if len(da.terms) == 0 {
+			continue
+		}
+		da.encode()
+		out.lens[k] = da.lens[fieldBody]
+		for _, e := range da.entries {
+			h0 := len(arena)
+			arena = append(arena, e.head...)
+			p0 := len(arena)
+			arena = append(arena, e.pos...)
+			out.entries = append(out.entries, termEntry{term: inboundTerm(e.term, private), head: arena[h0:p0], pos: arena[p0:]})
+		}
+	}
+	// Entries point into arena, which may have moved: cut them again.
+	off := 0
+	for i := range out.entries {
+		e := &out.entries[i]
+		hn, pn := len(e.head), len(e.pos)
+		e.head = arena[off : off+hn : off+hn]
+		e.pos = arena[off+hn : off+hn+pn : off+hn+pn]
+		off += hn + pn
+	}
+	slices.SortFunc(out.entries, func(a, b termEntry) int { return strings.Compare(a.term, b.term) })
+	return out
+}
+
+// encodeInbound encodes a note's inbound record: its lines (source, private
+// flag, text), then its inbound terms with their postings' hashes (forwardList).
+func (a *analysedInbound) encode(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(a.lines)))
+	for _, l := range a.lines {
+		dst = appendString(dst, string(l.from))
+		flag := uint64(0)
+		if l.private {
+			flag = 1
+		}
+		dst = binary.AppendUvarint(dst, flag)
+		dst = appendString(dst, l.text)
+	}
+	return forwardList(dst, a.entries)
+}
+
+// inboundRec is a decoded inbound record.
+type inboundRec struct {
+	lines []inLine
+	terms []fwdTerm
+}
+
+func decodeInbound(b []byte) (inboundRec, error) {
+	var r inboundRec
+	d := decoder{b: b}
+	n := d.count()
+	for range n {
+		l := inLine{from: note.Path(d.string())}
+		flag := d.uvarint()
+		l.private = flag == 1
+		l.text = d.string()
+		if flag > 1 {
+			d.err = errBadRecord
+		}
+		r.lines = append(r.lines, l)
+	}
+	if d.err != nil {
+		return r, fmt.Errorf("inbound record: %w", errBadRecord)
+	}
+	terms, err := decodeForward(d.b)
+	if err != nil {
+		return r, fmt.Errorf("inbound record: %w", errBadRecord)
+	}
+	r.terms = terms
+	return r, nil
+}
+
+// dropInbound drops the inbound postings and record of doc id, being removed.
+func (u *update) dropInbound(id uint32) error {
+	b, err := u.ix.get(docKey(prefixIn, id))
+	if err != nil || b == nil {
+		return err
+	}
+	r, err := decodeInbound(b)
+	if err != nil {
+		return corrupt(err)
+	}
+	for _, t := range r.terms {
+		u.changes[t.term] = append(u.changes[t.term], change{doc: id})
+	}
+	u.b.Delete(docKey(prefixIn, id), nil)
+	return nil
+}
+
+// inbound works out again the inbound field of every note put and every note
+// marked (lg.apply's answer) that is indexed after the batch, and adds what
+// changed to the batch: postings, inbound record, doc record and stats. lg is the
+// graph after the batch; context records come from the batch for the notes put,
+// else from the index.
+func (u *update) inbound(ctx context.Context, lg *linkGraph, marked map[note.Path]bool) error {
+	putAt := make(map[note.Path]int, len(u.puts))
+	for i, p := range u.puts {
+		putAt[p.rec.path] = i
+		marked[p.rec.path] = true
+	}
+	paths := make([]note.Path, 0, len(marked))
+	for p := range marked {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	recs := map[int32][]string{} // decoded context records, by node
+	line := func(id int32, i int) (string, error) {
+		cs, ok := recs[id]
+		if !ok {
+			p := lg.nodes[id].rec.names.path
+			b, ok := u.ctx[p]
+			if !ok {
+				var err error
+				if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
+					return "", err
+				}
+			}
+			var err error
+			if cs, err = decodeContexts(b); err != nil {
+				return "", err
+			}
+			recs[id] = cs
+		}
+		if i < len(cs) {
+			return cs[i], nil
+		}
+		return "", nil
+	}
+	private := func(id int32) bool {
+		p := lg.nodes[id].rec.names.path
+		if i, ok := putAt[p]; ok {
+			return u.puts[i].rec.private
+		}
+		d, ok := u.dt.byPath[p]
+		return ok && u.dt.docs[d].private
+	}
+	da := newDocAnalyzer(u.ix.an)
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := u.inboundOf(p, putAt, lg, da, line, private); err != nil {
+			return fmt.Errorf("inbound field of %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// inboundOf brings the inbound field of the note at p, if indexed after the
+// batch, to lg (see inbound).
+func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, da *docAnalyzer,
+	line func(int32, int) (string, error), private func(int32) bool) error {
+	var id uint32
+	var rec docRecord
+	var counted [2]uint32 // what u.st counts of its inbound lengths
+	i, put := putAt[p]
+	switch d, ok := u.dt.byPath[p]; {
+	case put:
+		id, rec = u.puts[i].id, u.puts[i].rec
+	case ok && !u.removed[d]:
+		id, rec = d, u.dt.record(d)
+		counted = rec.in
+	default:
+		return nil
+	}
+	var lines []inLine
+	if nid, n, ok := lg.node(p); ok && !n.attachment {
+		var err error
+		if lines, err = lg.inboundLines(nid, line, private); err != nil {
+			return corrupt(err)
+		}
+	}
+	var old inboundRec
+	existed := int(id) < len(u.dt.docs) && u.dt.docs[id].live // indexed before, under this id
+	if existed {
+		b, err := u.ix.get(docKey(prefixIn, id))
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			if old, err = decodeInbound(b); err != nil {
+				return corrupt(err)
+			}
+		}
+	}
+	if existed && slices.Equal(old.lines, lines) {
+		// The same lines: the same postings, record and lengths. Only a note put
+		// again needs its lengths back in its doc record and the stats.
+		if !put {
+			return nil
+		}
+		rec.in = u.dt.docs[id].in
+		for k := range u.st.in {
+			u.st.in[k] += uint64(rec.in[k])
+		}
+		u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
+		u.puts[i].rec = rec
+		return nil
+	}
+	ai := analyseInbound(da, lines)
+	keep := make(map[string]uint32, len(old.terms))
+	for _, t := range old.terms {
+		keep[t.term] = t.hash
+	}
+	for _, e := range ai.entries {
+		h, ok := keep[e.term]
+		delete(keep, e.term)
+		if ok && h == entryHash(e) {
+			continue
+		}
+		u.changes[e.term] = append(u.changes[e.term], change{doc: id, put: true, head: e.head, pos: e.pos})
+	}
+	for t := range keep {
+		u.changes[t] = append(u.changes[t], change{doc: id})
+	}
+	if len(ai.lines) == 0 {
+		if len(old.lines) > 0 {
+			u.b.Delete(docKey(prefixIn, id), nil)
+		}
+	} else if !slices.Equal(old.lines, ai.lines) {
+		u.buf = ai.encode(u.buf[:0])
+		u.b.Set(docKey(prefixIn, id), u.buf, nil)
+	}
+	for k := range u.st.in {
+		u.st.in[k] += uint64(ai.lens[k]) - uint64(counted[k])
+	}
+	if !put && rec.in == ai.lens {
+		return nil
+	}
+	rec.in = ai.lens
+	u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
+	if put {
+		u.puts[i].rec = rec
+	} else {
+		u.puts = append(u.puts, putDoc{id, rec})
+	}
+	return nil
+}
+
+// inboundAll adds every note's inbound field to a rebuild: lg is the graph of
+// bld's notes (node i is doc i). Fields are analysed on all cores, a run of docs
+// at a time, and added in doc order.
+func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGraph) error {
+	t := b.tables.contexts
+	if t.err == nil && t.w.Buffered() > 0 {
+		t.err = t.w.Flush()
+	}
+	if t.err != nil {
+		return fmt.Errorf("link contexts: %w", t.err)
+	}
+	read := func(id int32) ([]byte, error) {
+		sp := b.ctxAt[id]
+		buf := make([]byte, sp.n)
+		if _, err := t.f.ReadAt(buf, sp.off); err != nil {
+			return nil, fmt.Errorf("link contexts: %w", err)
+		}
+		return buf, nil
+	}
+	// The context records of notes with many links (hubs, lists) are decoded
+	// once and kept: each of their targets asks for one line.
+	hubs := map[int32][]string{}
+	for id := range b.nodes {
+		if len(b.nodes[id].links) < hubLinks {
+			continue
+		}
+		rec, err := read(int32(id))
+		if err != nil {
+			return err
+		}
+		if hubs[int32(id)], err = decodeContexts(rec); err != nil {
+			return fmt.Errorf("context record %s: %w", b.nodes[id].names.path, err)
+		}
+	}
+	line := func(id int32, i int) (string, error) {
+		if cs, ok := hubs[id]; ok {
+			if i < len(cs) {
+				return cs[i], nil
+			}
+			return "", nil
+		}
+		rec, err := read(id)
+		if err != nil {
+			return "", err
+		}
+		return contextAt(rec, i)
+	}
+	private := func(id int32) bool { return b.recs[id].private }
+	const run = 1024
+	out := make([]*analysedInbound, run)
+	errs := make([]error, run)
+	for lo := 0; lo < len(b.recs); lo += run {
+		n := min(run, len(b.recs)-lo)
+		err := parallel(ctx, n, 64, func() func(i int) {
+			da := newDocAnalyzer(an)
+			return func(i int) {
+				lines, err := lg.inboundLines(int32(lo+i), line, private)
+				out[i], errs[i] = analyseInbound(da, lines), err
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(errs[:n]...); err != nil {
+			return err
+		}
+		for i, ai := range out[:n] {
+			id := uint32(lo + i)
+			if len(ai.lines) == 0 {
+				continue
+			}
+			b.addPostings(id, ai.entries)
+			b.recs[id].in = ai.lens
+			for k := range b.stats.in {
+				b.stats.in[k] += uint64(ai.lens[k])
+			}
+			b.fbuf = ai.encode(b.fbuf[:0])
+			b.tables.fwd.set(docKey(prefixIn, id), b.fbuf)
+		}
+	}
+	return nil
+}
+
+// inboundLine returns the line of doc d's inbound field (in the search's view)
+// that holds the most of the query's own words (the first of those that tie),
+// nil if none holds one. It reads the record's lines in place, copying only the
+// line it returns.
+func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
+	b, err := se.ix.get(docKey(prefixIn, d))
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if se.inWant == nil {
+		se.inWant = make(map[string]bool, se.pl.orig)
+		for _, w := range se.pl.words[:se.pl.orig] {
+			se.inWant[w.term] = true
+		}
+		se.inStem = se.ix.an.newStemmer()
+	}
+	var seen []string
+	var best *InboundLine
+	bestN := 0
+	dec := decoder{b: b}
+	n := dec.count()
+	for range n {
+		from := dec.bytes()
+		private := dec.uvarint() == 1
+		text := dec.bytes()
+		if dec.err != nil {
+			return nil, corrupt(fmt.Errorf("inbound record: %w", errBadRecord))
+		}
+		if private && se.v.hide {
+			continue
+		}
+		seen = seen[:0]
+		words(text, func(w word) {
+			if t := se.inStem.term(w.folded); se.inWant[t] && !slices.Contains(seen, t) {
+				seen = append(seen, t)
+			}
+		})
+		if len(seen) > bestN {
+			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
+		}
+	}
+	return best, nil
+}
+
+// bytes reads a string in place (valid while the decoded buffer is).
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errBadRecord
+		return nil
+	}
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
+}

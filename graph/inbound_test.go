@@ -1,0 +1,133 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+)
+
+// inboundVault: refund.md never says "money back"; two other notes link to it
+// in those words (a wikilink with display text, a typed edge's why), and a
+// private note links to it with a word no other note holds.
+var inboundVault = map[string]string{
+	"billing/refund.md": "---\ntitle: Refund policy\n---\n# Refund policy\n\nA purchase may be returned within thirty days for reimbursement.\n",
+	"faq/questions.md":  "---\ntitle: Questions\n---\n# Questions\n\nCan I get my money back? See [[refund|getting your money back]].\n",
+	"faq/edges.md":      "---\ntitle: Edges\nedges:\n  - to: \"[[refund]]\"\n    type: supports\n    why: explains how customers obtain a chargeback quickly\n---\n# Edges\n\nNothing else here.\n",
+	"private/diary.md":  "---\ntitle: Diary\n---\n# Diary\n\nAsked about the zorblax refund at [[refund]] today.\n",
+	"other/noise.md":    "---\ntitle: Noise\n---\n# Noise\n\nThe back of the house has money plants.\n",
+}
+
+func inboundDocs(t testing.TB, notes map[string]string) []graph.Doc {
+	docs := mkDocs(t, notes)
+	for i := range docs {
+		docs[i].Private = strings.HasPrefix(string(docs[i].Path), "private/")
+	}
+	return docs
+}
+
+// TestSearch_Inbound: a note is found by the words other notes link to it with
+// (a link's line, a typed edge's why), the hit says which line, and a private
+// note's line counts only for callers who may see private notes.
+func TestSearch_Inbound(t *testing.T) {
+	ctx := context.Background()
+	build := func(t *testing.T, incremental bool) *graph.Index {
+		ix, _ := openIndex(t, inboundOn())
+		if incremental {
+			// The target first, its linkers after: their lines must reach it.
+			first := map[string]string{"billing/refund.md": inboundVault["billing/refund.md"]}
+			if err := ix.Update(ctx, graph.DocBatch("c1", inboundDocs(t, first), nil)); err != nil {
+				t.Fatal(err)
+			}
+			rest := map[string]string{}
+			for p, s := range inboundVault {
+				if _, ok := first[p]; !ok {
+					rest[p] = s
+				}
+			}
+			if err := ix.Update(ctx, graph.DocBatch("c2", inboundDocs(t, rest), nil)); err != nil {
+				t.Fatal(err)
+			}
+			return ix
+		}
+		if err := ix.Rebuild(ctx, "c2", graph.DocRecords(seq(inboundDocs(t, inboundVault))), nil); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	for _, incremental := range []bool{false, true} {
+		t.Run(fmt.Sprintf("incremental=%v", incremental), func(t *testing.T) {
+			ix := build(t, incremental)
+			res := search(t, ix, "money back", graph.SearchOptions{})
+			i := slices.Index(paths(res), "billing/refund.md")
+			if i < 0 {
+				t.Fatalf("money back: %v, want billing/refund.md among them", paths(res))
+			}
+			in := res.Hits[i].Inbound
+			if in == nil || in.From != "faq/questions.md" || !strings.Contains(in.Text, "money back") {
+				t.Errorf("money back: inbound %+v, want the line of faq/questions.md", in)
+			}
+			if res := search(t, ix, "chargeback", graph.SearchOptions{}); !sameSet(paths(res), "billing/refund.md", "faq/edges.md") {
+				t.Errorf("chargeback (a typed edge's why): %v", paths(res))
+			}
+			// Only the private diary's link line holds "zorblax".
+			if got := paths(search(t, ix, "zorblax", graph.SearchOptions{HidePrivate: true})); len(got) != 0 {
+				t.Errorf("zorblax hiding private notes: %v, want nothing", got)
+			}
+			if got := paths(search(t, ix, "zorblax", graph.SearchOptions{})); !sameSet(got, "billing/refund.md", "private/diary.md") {
+				t.Errorf("zorblax with private notes: %v", got)
+			}
+			for _, h := range search(t, ix, "refund", graph.SearchOptions{HidePrivate: true}).Hits {
+				if h.Inbound != nil && h.Inbound.From == "private/diary.md" {
+					t.Errorf("refund hiding private notes: %s shows the private line %+v", h.Path, h.Inbound)
+				}
+			}
+		})
+	}
+}
+
+// TestSearch_InboundFollowsLinker: when a linking note changes or goes, the
+// inbound field of the note it linked to follows (no rebuild).
+func TestSearch_InboundFollowsLinker(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openIndex(t, inboundOn())
+	if err := ix.Update(ctx, graph.DocBatch("c1", inboundDocs(t, inboundVault), nil)); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]string{"faq/questions.md": "---\ntitle: Questions\n---\n# Questions\n\nHow do returns work? See [[refund|the quibblequest]].\n"}
+	if err := ix.Update(ctx, graph.DocBatch("c2", inboundDocs(t, changed), nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(search(t, ix, "quibblequest", graph.SearchOptions{})); !sameSet(got, "billing/refund.md", "faq/questions.md") {
+		t.Errorf("quibblequest after the linker changed: %v", got)
+	}
+	if res := search(t, ix, "getting", graph.SearchOptions{}); len(res.Hits) != 0 {
+		t.Errorf("getting (only in the old line): %v", paths(res))
+	}
+	if err := ix.Update(ctx, graph.DocBatch("c3", nil, []note.Path{"faq/questions.md"})); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(search(t, ix, "quibblequest", graph.SearchOptions{})); len(got) != 0 {
+		t.Errorf("quibblequest after the linker went: %v", got)
+	}
+}
+
+// sameSet reports whether got holds exactly want, in any order.
+func sameSet(got []string, want ...string) bool {
+	got, want = slices.Clone(got), slices.Clone(want)
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
+}
+
+// inboundOn returns options with the inbound field scored (weight 1: the
+// default is off, docs/search.md).
+func inboundOn() graph.Options {
+	w := graph.DefaultWeights()
+	w.Inbound.Weight = 1
+	return graph.Options{Weights: w}
+}
