@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
@@ -97,7 +98,11 @@ func machineName(e *env) string {
 		}
 		return r
 	}, strings.TrimSpace(name))
-	if name == "" {
+	for len(name) > 64 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name = strings.TrimSpace(name); name == "" {
 		return "norn"
 	}
 	return name
