@@ -164,6 +164,30 @@ func TestVault_Merge(t *testing.T) {
 		if _, err := v.Merge(ctx, bad); !errors.Is(err, repo.ErrInvalid) {
 			t.Fatalf("bad trailer: %v", err)
 		}
+		bad = m
+		bad.Trailers = [][2]string{{"Norn-Remote", "x\nNorn-Op: write"}}
+		if _, err := v.Merge(ctx, bad); !errors.Is(err, repo.ErrInvalid) {
+			t.Fatalf("trailer with a line break: %v", err)
+		}
+		bad = m
+		bad.Changes = []repo.Change{{Kind: repo.Put, Path: "../x.md", Content: []byte("x\n")}}
+		if _, err := v.Merge(ctx, bad); !errors.Is(err, repo.ErrInvalid) {
+			t.Fatalf("bad path: %v", err)
+		}
+		// A fast-forward to a commit that does not descend from the tip.
+		if _, err := v.Advance(ctx, ours, theirs); !errors.Is(err, repo.ErrInvalid) {
+			t.Fatalf("advance to a side branch: %v", err)
+		}
+		// A person's uncommitted edit where the merge writes: refused, kept.
+		gitWrite(t, v.Dir(), "c.md", "a person's new file\n")
+		var de *repo.DirtyError
+		if _, err := v.Merge(ctx, m); !errors.As(err, &de) || len(de.Paths) != 1 || de.Paths[0] != "c.md" {
+			t.Fatalf("dirty merge: %v", err)
+		}
+		if readFile(t, v, "c.md") != "a person's new file\n" {
+			t.Fatal("the person's file was overwritten")
+		}
+		os.Remove(filepath.Join(v.Dir(), "c.md"))
 		if v.Head() != ours {
 			t.Fatalf("branch moved")
 		}

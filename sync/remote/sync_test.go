@@ -171,6 +171,8 @@ func TestRemotes_SyncConflicts(t *testing.T) {
 	a.put(t, "gone.md", "keep me\n")
 	a.put(t, "moved.md", "title\nbody one\nbody two\nbody three\n")
 	a.put(t, "img.png", "\x89PNG\x00one")
+	a.put(t, "moved2.md", "one\ntwo\nthree\nfour\n")
+	a.put(t, "sim.md", "alpha\nbeta\ngamma\ndelta\nepsilon\n")
 	a.sync(t)
 	b := newReplica(t, "desktop", bare, false)
 	a.put(t, "same.md", "ours\n")
@@ -183,6 +185,15 @@ func TestRemotes_SyncConflicts(t *testing.T) {
 	b.put(t, "gone.md", "keep me, edited\n")
 	b.put(t, "moved.md", "title\nbody one\nbody two edited\nbody three\n")
 	b.put(t, "img.png", "\x89PNG\x00three")
+	// b (ours at the merge) moves; a (theirs) edits: the edit follows the move,
+	// found by identical bytes, and by similar lines for a move that also edited.
+	b.move(t, "moved2.md", "sub/moved2.md")
+	a.put(t, "moved2.md", "one\ntwo\nthree\nfour, edited by a\n")
+	if _, err := b.v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "agent"}, Op: repo.OpMove,
+		Changes: []repo.Change{{Kind: repo.Move, From: "sim.md", Path: "sub/sim.md", Content: []byte("ALPHA\nbeta\ngamma\ndelta\nepsilon\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	a.put(t, "sim.md", "alpha\nbeta\ngamma\ndelta\nepsilon, edited by a\n")
 	a.sync(t)
 	res := b.sync(t)
 	a.sync(t)
@@ -214,8 +225,16 @@ func TestRemotes_SyncConflicts(t *testing.T) {
 		if got := rp.read(t, "sub/moved.md"); got != "title\nbody one\nbody two edited\nbody three\n" {
 			t.Fatalf("%s: move + edit: %q", rp.name, got)
 		}
-		if _, err := os.Stat(filepath.Join(rp.v.Dir(), "moved.md")); !errors.Is(err, os.ErrNotExist) {
-			t.Fatalf("%s: moved.md came back", rp.name)
+		for _, gone := range []string{"moved.md", "moved2.md", "sim.md"} {
+			if _, err := os.Stat(filepath.Join(rp.v.Dir(), gone)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("%s: %s came back", rp.name, gone)
+			}
+		}
+		if got := rp.read(t, "sub/moved2.md"); got != "one\ntwo\nthree\nfour, edited by a\n" {
+			t.Fatalf("%s: edit after an exact move: %q", rp.name, got)
+		}
+		if got := rp.read(t, "sub/sim.md"); got != "ALPHA\nbeta\ngamma\ndelta\nepsilon, edited by a\n" {
+			t.Fatalf("%s: edit after a move with edits: %q", rp.name, got)
 		}
 	}
 	if len(res.Conflicts) != 3 || len(res.Kept) != 1 {
@@ -265,5 +284,28 @@ func TestRemotes_SyncDirtyWorktree(t *testing.T) {
 	}
 	if st.Ahead != 0 || st.Behind != 0 || st.LastError != "" || st.LastPush.IsZero() {
 		t.Fatalf("status after sync %+v", st)
+	}
+}
+
+// TestRemotes_StatusDamagedState: a damaged .git/norn/sync.json loses only the
+// recorded times: Status still answers, and the next sync writes it afresh.
+func TestRemotes_StatusDamagedState(t *testing.T) {
+	bare := newBare(t)
+	a := newReplica(t, "laptop", bare, true)
+	a.sync(t)
+	state := filepath.Join(a.v.GitDir(), "norn", "sync.json")
+	if err := os.WriteFile(state, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.r.Status(context.Background(), "origin", a.v.Head())
+	if err != nil || !st.LastPush.IsZero() || st.Ahead != 0 {
+		t.Fatalf("status with a damaged file: %+v, %v", st, err)
+	}
+	a.sync(t)
+	if st, err = a.r.Status(context.Background(), "origin", a.v.Head()); err != nil || st.LastFetch.IsZero() {
+		t.Fatalf("status after a sync: %+v, %v", st, err)
+	}
+	if _, err := a.r.Status(context.Background(), "nope", a.v.Head()); !errors.Is(err, remote.ErrNotFound) {
+		t.Fatalf("status of an unknown remote: %v", err)
 	}
 }
