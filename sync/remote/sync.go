@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -22,6 +23,19 @@ const (
 	Merged      Outcome = "merged"       // both had moved: merged, and the merge pushed
 	FirstPush   Outcome = "first-push"   // the remote had no branch: it got the vault's
 )
+
+// Vault is what Sync and PlanMerge need of a vault: a *repo.Vault has it, and so
+// does the application layer's vault, which forwards to its repo.
+type Vault interface {
+	Head() repo.CommitID
+	Advance(ctx context.Context, old, target repo.CommitID) (*repo.Result, error)
+	Merge(ctx context.Context, m repo.MergeTx) (*repo.Result, error)
+	MergeBase(ctx context.Context, a, b repo.CommitID) (repo.CommitID, error)
+	Diff(ctx context.Context, from, to string) ([]repo.FileChange, error)
+	Read(ctx context.Context, p note.Path, at string) (*repo.Blob, error)
+	ReadRevision(ctx context.Context, rev repo.Revision) ([]byte, error)
+	KeepPacks() (release func())
+}
 
 // SyncOptions configure Sync.
 type SyncOptions struct {
@@ -63,7 +77,7 @@ var ErrSyncBusy = errors.New("sync did not settle: the remote kept moving")
 // taken along in the next round. The outcome is recorded for Status. Errors:
 // repo.ErrWorktreeDirty (a person's uncommitted edits where the sync must write),
 // the transfer errors of Fetch and Push, ErrSyncBusy.
-func (r *Remotes) Sync(ctx context.Context, v *repo.Vault, name string, opts SyncOptions) (*SyncResult, error) {
+func (r *Remotes) Sync(ctx context.Context, v Vault, name string, opts SyncOptions) (*SyncResult, error) {
 	if opts.Machine == "" {
 		opts.Machine = "norn"
 	}
@@ -84,7 +98,7 @@ func (r *Remotes) Sync(ctx context.Context, v *repo.Vault, name string, opts Syn
 	return res, nil
 }
 
-func (r *Remotes) syncRounds(ctx context.Context, v *repo.Vault, name string, opts SyncOptions, res *SyncResult) error {
+func (r *Remotes) syncRounds(ctx context.Context, v Vault, name string, opts SyncOptions, res *SyncResult) error {
 	for res.Rounds < opts.MaxRounds {
 		res.Rounds++
 		tip, err := r.Fetch(ctx, name, nil)
@@ -116,7 +130,7 @@ func packsMoved(err error) bool {
 
 // syncOnce does one round against the remote's tip; done false means go again
 // (the remote or the branch moved under it).
-func (r *Remotes) syncOnce(ctx context.Context, v *repo.Vault, name string, tip repo.CommitID, opts SyncOptions, res *SyncResult) (done bool, err error) {
+func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.CommitID, opts SyncOptions, res *SyncResult) (done bool, err error) {
 	local := v.Head()
 	push := func(outcome Outcome, expected repo.CommitID) (bool, error) {
 		err := r.Push(ctx, name, local, expected, nil)
@@ -175,7 +189,7 @@ func (r *Remotes) syncOnce(ctx context.Context, v *repo.Vault, name string, tip 
 }
 
 // merge merges tip into local and returns the merge commit.
-func (r *Remotes) merge(ctx context.Context, v *repo.Vault, name string, base, local, tip repo.CommitID, opts SyncOptions, res *SyncResult) (repo.CommitID, error) {
+func (r *Remotes) merge(ctx context.Context, v Vault, name string, base, local, tip repo.CommitID, opts SyncOptions, res *SyncResult) (repo.CommitID, error) {
 	plan, err := PlanMerge(ctx, v, base, local, tip, opts.Machine, opts.Now())
 	if err != nil {
 		return "", err

@@ -47,7 +47,7 @@ type sideDiff struct {
 // planner works out a MergePlan.
 type planner struct {
 	ctx                context.Context
-	v                  *repo.Vault
+	v                  Vault
 	ours, theirs       string
 	machine            string
 	day                time.Time
@@ -65,7 +65,7 @@ type planner struct {
 // against an archive keeps the edit; a move on one side with an edit on the other
 // (found by identical bytes, then by similar lines) lands the edit at the new path.
 // It reads the vault and writes nothing.
-func PlanMerge(ctx context.Context, v *repo.Vault, base, ours, theirs repo.CommitID, machine string, day time.Time) (*MergePlan, error) {
+func PlanMerge(ctx context.Context, v Vault, base, ours, theirs repo.CommitID, machine string, day time.Time) (*MergePlan, error) {
 	p := &planner{ctx: ctx, v: v, ours: string(ours), theirs: string(theirs), machine: machine, day: day, planned: map[note.Path]bool{}}
 	if _, err := note.ConflictPath("x.md", day, machine, 1); err != nil {
 		return nil, fmt.Errorf("plan merge: %w: %w", ErrInvalid, err)
