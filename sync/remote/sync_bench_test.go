@@ -2,8 +2,11 @@ package remote_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
 )
 
@@ -33,5 +36,69 @@ func BenchmarkRemotes_SyncNothingToDo(b *testing.B) {
 				git(b, rp.v.Dir(), "push", "-q", "origin", "main")
 			}
 		})
+	}
+}
+
+// BenchmarkRemotes_SyncMerge: a sync that merges two histories, each changing 100
+// notes of a 1,000-note vault (disjoint notes, plus 10 notes edited on both sides
+// on different lines), and pushes the merge; beside it, the git CLI merging the
+// same histories is left for later.
+func BenchmarkRemotes_SyncMerge(b *testing.B) {
+	const notes = 1000
+	bare := newBare(b)
+	a := newReplica(b, "a", bare, true)
+	seed := make([]repo.Change, notes)
+	for i := range seed {
+		seed[i] = repo.Change{Kind: repo.Put, Path: note.Path(fmt.Sprintf("f%02d/n%04d.md", i%20, i)), Content: []byte(benchNote(i, "", ""))}
+	}
+	apply(b, a, seed)
+	a.sync(b)
+	o := newReplica(b, "b", bare, false)
+	edit := func(rp *replica, from, round int, side string) {
+		var cs []repo.Change
+		for i := from; i < from+100; i++ {
+			p := note.Path(fmt.Sprintf("f%02d/n%04d.md", i%20, i%notes))
+			cur, err := rp.v.Read(b.Context(), p, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			lines := strings.Split(string(cur.Content), "\n")
+			if side == "a" {
+				lines[4] = fmt.Sprintf("first a%d", round)
+			} else {
+				lines[8] = fmt.Sprintf("last b%d", round)
+			}
+			cs = append(cs, repo.Change{Kind: repo.Put, Path: p, Content: []byte(strings.Join(lines, "\n")), ExpectedRevision: cur.Revision})
+		}
+		apply(b, rp, cs)
+	}
+	round := 0
+	b.Run("notes=1000/norn", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			round++
+			edit(a, 0, round, "a")
+			a.sync(b)
+			edit(o, 90, round, "b") // n0090..n0189: 10 notes both edited
+			b.StartTimer()
+			if res := o.sync(b); res.Outcome != remote.Merged || len(res.Conflicts) != 0 {
+				b.Fatalf("sync: %+v", res)
+			}
+			b.StopTimer()
+			a.sync(b)
+			b.StartTimer()
+		}
+	})
+}
+
+func benchNote(i int, first, last string) string {
+	return fmt.Sprintf("---\ntitle: Note %d\n---\n# Note %d\nfirst %s\nmiddle line one\nmiddle line two\nmiddle line three\nlast %s\n", i, i, first, last)
+}
+
+func apply(b testing.TB, rp *replica, cs []repo.Change) {
+	b.Helper()
+	if _, err := rp.v.Apply(b.Context(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite, Changes: cs}); err != nil {
+		b.Fatal(err)
 	}
 }
