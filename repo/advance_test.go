@@ -58,6 +58,9 @@ func TestVault_Advance(t *testing.T) {
 	if got := strings.TrimSpace(gitCmd(t, v.Dir(), "rev-parse", "HEAD")); got != string(tip) {
 		t.Fatalf("git HEAD %s, want %s", got, tip)
 	}
+	if rl := gitCmd(t, v.Dir(), "reflog", "-1", "--format=%gs"); !strings.Contains(rl, "fast-forward (norn sync)") {
+		t.Fatalf("reflog %q", rl)
+	}
 	ev := evs.wait(t, 1)[0]
 	if ev.Source != repo.SourceSync || ev.ID != tip {
 		t.Fatalf("event %s source %s, want %s sync", ev.ID, ev.Source, tip)

@@ -182,7 +182,12 @@ func (v *Vault) publish(ru *refUpdate, base, cur *snapshot, done []*staged, enc 
 	// lock), the packs merged away before this batch (now backed by a durable
 	// merged pack), the ref's durability.
 	last := done[len(done)-1].commit
-	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
+	if f := done[0].req.foreign; f != nil && f.merge == nil {
+		// As git's pull says it: the commits came from elsewhere.
+		v.logRefUpdate(base.commit, cur.commit, 0, "fast-forward (norn sync)", v.opts.Now())
+	} else {
+		v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
+	}
 	v.objs.packs.dropMerged()
 	synced := ru.sync()
 	if v.opts.OnCommit != nil {
