@@ -46,7 +46,8 @@ type MergeTx struct {
 }
 
 // ErrWorktreeDirty: the working tree holds edits a person made and did not commit
-// at paths a sync must write; nothing was changed. See *DirtyError.
+// at paths a sync must write; nothing was changed. See *DirtyError, which
+// matches ErrConflict too.
 var ErrWorktreeDirty = errors.New("uncommitted edits in the working tree")
 
 // DirtyError names the paths whose uncommitted edits stopped an advance or merge.
@@ -62,8 +63,10 @@ func (e *DirtyError) Error() string {
 	return fmt.Sprintf("%v at %s: commit them (`norn commit`) and sync again", ErrWorktreeDirty, strings.Join(ps, ", "))
 }
 
-// Is makes errors.Is(err, ErrWorktreeDirty) true.
-func (e *DirtyError) Is(target error) bool { return target == ErrWorktreeDirty }
+// Is makes errors.Is(err, ErrWorktreeDirty) and errors.Is(err, ErrConflict)
+// true: like a write over a person's edit, it is a conflict to retry once the
+// edits are committed.
+func (e *DirtyError) Is(target error) bool { return target == ErrWorktreeDirty || target == ErrConflict }
 
 // Advance fast-forwards the branch from old (its tip now) to target, a commit
 // that descends from it (fetched from a remote), through the committer: the

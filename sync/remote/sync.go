@@ -65,10 +65,6 @@ type SyncResult struct {
 	fetched, pushed time.Time // for the recorded state
 }
 
-// ErrSyncBusy: the remote (or the vault) kept moving for every round of a sync;
-// nothing is lost, sync again.
-var ErrSyncBusy = errors.New("sync did not settle: the remote kept moving")
-
 // Sync brings the vault and remote name to the same commit: fetch; the remote
 // ahead → fast-forward the branch (repo.Vault.Advance); the vault ahead → push;
 // both moved → merge (PlanMerge, repo.Vault.Merge) and push; a push refused
