@@ -66,7 +66,9 @@ func (e *DirtyError) Error() string {
 // Is makes errors.Is(err, ErrWorktreeDirty) and errors.Is(err, ErrConflict)
 // true: like a write over a person's edit, it is a conflict to retry once the
 // edits are committed.
-func (e *DirtyError) Is(target error) bool { return target == ErrWorktreeDirty || target == ErrConflict }
+func (e *DirtyError) Is(target error) bool {
+	return target == ErrWorktreeDirty || target == ErrConflict
+}
 
 // Advance fast-forwards the branch from old (its tip now) to target, a commit
 // that descends from it (fetched from a remote), through the committer: the
