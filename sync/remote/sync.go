@@ -151,9 +151,12 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 	case tip == "":
 		return push(FirstPush, "")
 	}
-	base, err := v.MergeBase(ctx, local, tip)
-	if err != nil {
-		return false, err
+	base := repo.CommitID("") // an unborn branch takes the remote's
+	if local != "" {
+		var err error
+		if base, err = v.MergeBase(ctx, local, tip); err != nil {
+			return false, err
+		}
 	}
 	switch base {
 	case local:

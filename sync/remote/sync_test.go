@@ -309,3 +309,26 @@ func TestRemotes_StatusDamagedState(t *testing.T) {
 		t.Fatalf("status of an unknown remote: %v", err)
 	}
 }
+
+// TestRemotes_SyncUnrelatedHistories: a vault started on its own joins a remote
+// that already has history: no merge base; the same file on both sides is taken
+// once, the rest from each side.
+func TestRemotes_SyncUnrelatedHistories(t *testing.T) {
+	bare := newBare(t)
+	a := newReplica(t, "laptop", bare, true)
+	a.put(t, "a.md", "from a\n")
+	a.sync(t)
+	c := newReplica(t, "desktop", bare, true)
+	c.put(t, "c.md", "from c\n")
+	res := c.sync(t)
+	if res.Outcome != remote.Merged || len(res.Conflicts) != 0 {
+		t.Fatalf("unrelated: %+v", res)
+	}
+	a.sync(t)
+	for _, rp := range []*replica{a, c} {
+		checkRepl(t, rp)
+		if rp.read(t, "a.md") != "from a\n" || rp.read(t, "c.md") != "from c\n" || rp.read(t, "start.md") != "# Start\n" {
+			t.Fatalf("%s: a side's file is missing", rp.name)
+		}
+	}
+}
