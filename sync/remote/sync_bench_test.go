@@ -2,6 +2,8 @@ package remote_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,7 +44,7 @@ func BenchmarkRemotes_SyncNothingToDo(b *testing.B) {
 // BenchmarkRemotes_SyncMerge: a sync that merges two histories, each changing 100
 // notes of a 1,000-note vault (disjoint notes, plus 10 notes edited on both sides
 // on different lines), and pushes the merge; beside it, the git CLI merging the
-// same histories is left for later.
+// same histories with `git pull --no-rebase && git push` in the same run.
 func BenchmarkRemotes_SyncMerge(b *testing.B) {
 	const notes = 1000
 	bare := newBare(b)
@@ -88,6 +90,57 @@ func BenchmarkRemotes_SyncMerge(b *testing.B) {
 			b.StopTimer()
 			a.sync(b)
 			b.StartTimer()
+		}
+	})
+	benchGitMerge(b, notes)
+}
+
+// benchGitMerge is BenchmarkRemotes_SyncMerge's case for the git CLI: two clones
+// make the same edits with git commit, and the timed part is `git pull --no-rebase
+// && git push` of the second.
+func benchGitMerge(b *testing.B, notes int) {
+	bare := newBare(b)
+	p := filepath.Join(b.TempDir(), "p")
+	git(b, "", "clone", "-q", bare, p)
+	for i := range notes {
+		dir := filepath.Join(p, fmt.Sprintf("f%02d", i%20))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(benchNote(i, "", "")), 0o644)
+	}
+	git(b, p, "add", "-A")
+	git(b, p, "commit", "-q", "-m", "seed")
+	git(b, p, "push", "-q", "origin", "HEAD:main")
+	q := filepath.Join(b.TempDir(), "q")
+	git(b, "", "clone", "-q", bare, q)
+	edit := func(dir string, from, round int, side string) {
+		for i := from; i < from+100; i++ {
+			f := filepath.Join(dir, fmt.Sprintf("f%02d/n%04d.md", i%20, i%notes))
+			cur, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lines := strings.Split(string(cur), "\n")
+			if side == "a" {
+				lines[4] = fmt.Sprintf("first a%d", round)
+			} else {
+				lines[8] = fmt.Sprintf("last b%d", round)
+			}
+			os.WriteFile(f, []byte(strings.Join(lines, "\n")), 0o644)
+		}
+		git(b, dir, "commit", "-q", "-am", "edit "+side)
+	}
+	round := 0
+	b.Run(fmt.Sprintf("notes=%d/git-cli", notes), func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			round++
+			edit(p, 0, round, "a")
+			git(b, p, "pull", "-q", "--no-rebase", "--no-edit")
+			git(b, p, "push", "-q", "origin", "HEAD:main")
+			edit(q, 90, round, "b")
+			b.StartTimer()
+			git(b, q, "pull", "-q", "--no-rebase", "--no-edit")
+			git(b, q, "push", "-q", "origin", "HEAD:main")
 		}
 	})
 }
