@@ -9,25 +9,44 @@ import (
 
 const module = "github.com/norn-vault/norn"
 
+// The layers, top to bottom (docs/architecture.md draws them): the surfaces, the
+// vault (the application layer), the parts, and note under everything. A layer
+// imports only the layers below it: surfaces may import vault and the parts (for
+// their types); vault imports parts; parts never import vault; vault never
+// imports a surface. Siblings within the parts do not import each other beyond
+// the table.
+var (
+	// parts are the packages below the vault layer.
+	parts = []string{"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"}
+	// vaultLayer is the application layer: parts and nothing above.
+	vaultLayer = append([]string{}, parts...)
+	// surface is what a surface may import: vault and the parts.
+	surface = append([]string{"vault"}, parts...)
+)
+
 // allowed lists, for each package of ours, the packages of ours it may import
 // (DESIGN.md §6: imports point down, siblings never import each other). A package
 // missing from this table fails the test, so a new package must say where it sits.
 var allowed = map[string][]string{
-	"":             {},
-	"note":         {},
-	"config":       {"note"},
-	"repo":         {"note"},
-	"graph":        {"note"},
-	"hooks":        {"note", "config"},
-	"rerank":       {"note"},
-	"ledger":       {"note", "repo"},
-	"sync/remote":  {"note", "repo", "config"},
-	"sync/feed":    {"note", "repo"},
-	"errcode":      {"note", "config", "repo", "graph", "hooks", "rerank"},
-	"server":       {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode"},
+	"":            {},
+	"note":        {},
+	"config":      {"note"},
+	"repo":        {"note"},
+	"graph":       {"note"},
+	"hooks":       {"note", "config"},
+	"rerank":      {"note"},
+	"ledger":      {"note", "repo"},
+	"sync/remote": {"note", "repo", "config"},
+	"sync/feed":   {"note", "repo"},
+	"errcode":     {"note", "config", "repo", "graph", "hooks", "rerank"},
+	"vault":       vaultLayer,
+	// The surfaces.
+	"server/auth":  surface,
+	"server/mcp":   append([]string{"server/auth"}, surface...),
+	"server":       append([]string{"server/auth", "server/mcp"}, surface...),
 	"bench/metric": {},
-	"bench":        {"note", "repo", "server", "rerank", "bench/metric"},
-	"cmd/norn":     {"note", "config", "repo", "graph", "hooks", "rerank", "ledger", "sync/remote", "sync/feed", "errcode", "server", "bench", "bench/metric"},
+	"bench":        append([]string{"bench/metric"}, surface...),
+	"cmd/norn":     append([]string{"server", "server/auth", "server/mcp", "bench", "bench/metric"}, surface...),
 }
 
 func TestImportsPointDown(t *testing.T) {

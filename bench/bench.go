@@ -14,7 +14,7 @@ import (
 	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // Stage names the point a Search has reached, for progress reports.
@@ -47,7 +47,7 @@ type Options struct {
 	FTS5Script, FTS5Skip string
 	Logger               *slog.Logger // nil: slog.Default()
 	// OpenIndexer opens the index of the vault Search built.
-	OpenIndexer func(ctx context.Context, v *repo.Vault, s *server.Settings) *server.Indexer
+	OpenIndexer func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer
 	// Progress, if not nil, is told each Stage as it is reached.
 	Progress func(Stage, *Report)
 }
@@ -90,7 +90,7 @@ func Search(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer v.Close()
 	rep.ImportMS = msSince(start)
-	settings := server.NewSettings()
+	settings := vault.NewSettings()
 	settings.Bind(v)
 	x := o.OpenIndexer(ctx, v, settings)
 	defer x.Close()
@@ -107,7 +107,7 @@ func Search(ctx context.Context, o Options) (*Report, error) {
 	if commit, _ := x.Status(); commit != string(v.Head()) {
 		return nil, fmt.Errorf("bench: rebuilt index is at %q, HEAD at %s", commit, v.Head())
 	}
-	rep.IndexBytes = dirBytes(server.IndexDir(v))
+	rep.IndexBytes = dirBytes(vault.IndexDir(v))
 	notes, err := notePaths(ctx, v)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func quality(q metric.Qrels, run map[string][]string) *Quality {
 
 // timeQueries runs every query once to warm up, then once timed, and returns the
 // timed pass's results (query id → paths).
-func timeQueries(ctx context.Context, x *server.Indexer, queries []Query, out *Queries) (map[string][]string, error) {
+func timeQueries(ctx context.Context, x *vault.Indexer, queries []Query, out *Queries) (map[string][]string, error) {
 	out.Count, out.Limit = len(queries), Limit
 	run := map[string][]string{}
 	lat := make([]time.Duration, 0, len(queries))
@@ -193,7 +193,7 @@ func timeQueries(ctx context.Context, x *server.Indexer, queries []Query, out *Q
 				return nil, ctx.Err()
 			}
 			start := time.Now()
-			resp, err := x.Search(ctx, server.SearchRequest{Query: q.Text, Limit: Limit, Literal: true})
+			resp, err := x.Search(ctx, vault.SearchRequest{Query: q.Text, Limit: Limit, Literal: true})
 			d := time.Since(start)
 			if pass == 0 {
 				continue
@@ -204,7 +204,7 @@ func timeQueries(ctx context.Context, x *server.Indexer, queries []Query, out *Q
 				run[q.ID] = nil
 				continue
 			}
-			if resp.Engine != server.EngineBM25 {
+			if resp.Engine != vault.EngineBM25 {
 				out.NotBM25++
 			}
 			paths := make([]string, 0, len(resp.Hits))
@@ -241,7 +241,7 @@ func latencyStats(lat []time.Duration) (p50, p95, mean, maxMS float64) {
 
 // timeCatchUp times CatchUp with nothing to do, then after EditRounds commits
 // each appending a line to NotesPerEdit notes (or every note, when fewer).
-func timeCatchUp(ctx context.Context, v *repo.Vault, x *server.Indexer, notes []note.Path, out *CatchUp) error {
+func timeCatchUp(ctx context.Context, v *repo.Vault, x *vault.Indexer, notes []note.Path, out *CatchUp) error {
 	out.NoopRounds = NoopRounds
 	lat := make([]time.Duration, 0, NoopRounds)
 	for range NoopRounds {
@@ -280,7 +280,7 @@ func timeCatchUp(ctx context.Context, v *repo.Vault, x *server.Indexer, notes []
 // editRound commits marker appended to k notes (round r's share of notes), times
 // the commit and the catch-up after it into out, and returns how many notes the
 // index then finds by marker (-1: the search failed or was not the index's).
-func editRound(ctx context.Context, v *repo.Vault, x *server.Indexer, notes []note.Path, r, k int, marker string, out *CatchUp) (int, error) {
+func editRound(ctx context.Context, v *repo.Vault, x *vault.Indexer, notes []note.Path, r, k int, marker string, out *CatchUp) (int, error) {
 	tx := repo.Tx{Author: v.Owner(), Roles: []string{"owner"}, Op: repo.OpEdit,
 		Message: fmt.Sprintf("bench: append a line to %d notes", k)}
 	for i := range k {
@@ -310,8 +310,8 @@ func editRound(ctx context.Context, v *repo.Vault, x *server.Indexer, notes []no
 		return 0, fmt.Errorf("bench: index at %q after catch-up, HEAD at %s", commit, v.Head())
 	}
 	found := -1
-	resp, err := x.Search(ctx, server.SearchRequest{Query: marker, Limit: 1, Literal: true})
-	if err == nil && resp.Engine == server.EngineBM25 {
+	resp, err := x.Search(ctx, vault.SearchRequest{Query: marker, Limit: 1, Literal: true})
+	if err == nil && resp.Engine == vault.EngineBM25 {
 		found = resp.Total
 	}
 	return found, nil

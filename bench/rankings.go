@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // Ranked is one result of a BM25 ranking kept for the rerank study: what the
@@ -38,17 +38,17 @@ func Rankings(ctx context.Context, notesDir, dir string, queries []Query, depth 
 		return nil, err
 	}
 	defer v.Close()
-	settings := server.NewSettings()
+	settings := vault.NewSettings()
 	settings.Bind(v)
 	cfg, _, _ := settings.Current(ctx)
-	x := server.OpenIndexer(ctx, v, server.SearchOptionsFrom(cfg, log), log)
+	x := vault.OpenIndexer(ctx, v, vault.SearchOptionsFrom(cfg, log), log)
 	defer x.Close()
 	if err := x.Rebuild(ctx, nil); err != nil {
 		return nil, err
 	}
 	out := make(map[string][]Ranked, len(queries))
 	for _, q := range queries {
-		resp, err := x.Search(ctx, server.SearchRequest{Query: q.Text, Limit: depth, Literal: true})
+		resp, err := x.Search(ctx, vault.SearchRequest{Query: q.Text, Limit: depth, Literal: true})
 		if err != nil {
 			return nil, fmt.Errorf("bench: query %s: %w", q.ID, err)
 		}

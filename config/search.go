@@ -77,7 +77,7 @@ func defaultSearch() Search {
 		FolderFactors: map[string]float64{},
 		StopWords: []string{
 			// graph.DefaultStopWords, the list the ranking is measured with (a test in
-			// package server holds the two equal).
+			// package vault holds the two equal).
 			"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has",
 			"have", "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or",
 			"such", "that", "the", "their", "then", "there", "these", "they", "this", "to",

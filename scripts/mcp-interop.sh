@@ -34,7 +34,7 @@ readonly APPLIES_IF_SSE=(server-sse-polling)
 # "expected failures"; one that starts to pass fails this script until it moves up.
 declare -A NA_REASON NA_EXPECT
 na_scenario() { NA_REASON[$1]=$2; NA_EXPECT[$1]=$3; }
-na_scenario logging-set-level "Norn offers no logging capability (server/mcp.go NewMCPServer has no WithLogging)" "logging not supported"
+na_scenario logging-set-level "Norn offers no logging capability (server/mcp/mcp.go NewMCPServer has no WithLogging)" "logging not supported"
 na_scenario tools-call-with-logging "needs the logging capability and the reference server's test_tool_with_logging tool" "logging not supported|not found"
 na_scenario completion-complete "Norn offers no completions capability (no prompts or templated arguments to complete)" "not supported"
 na_scenario prompts-list "Norn offers no prompts capability" "prompts not supported"

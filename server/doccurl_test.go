@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // shellWords splits a shell command line the way sh would for what docs use:
@@ -99,20 +101,20 @@ func documentedCurl(t *testing.T, token string) (url string, hdr map[string]stri
 // shows, sent as written (to a test server instead of 127.0.0.1:7777), reads the
 // note; without the parts the doc says are required, it is refused as the doc says.
 func TestHTTPHandler_DocumentedCurlCall(t *testing.T) {
-	v, e := newMCPEnv(t, mcpFixture)
-	tok, secrets := e2eTokens(t, v, map[string][]server.Scope{"curl": {server.ScopeRead}})
-	url := e2eServeHTTP(t, e.s, tok)
+	v, e := testmcp.NewEnv(t, testmcp.Fixture)
+	tok, secrets := testmcp.Tokens(t, v, map[string][]auth.Scope{"curl": {auth.ScopeRead}})
+	url := testmcp.ServeHTTP(t, e.S, tok)
 	docURL, hdr, body := documentedCurl(t, secrets["curl"])
 	if docURL != "http://127.0.0.1:7777/mcp" {
 		t.Fatalf("the documented URL is %q", docURL)
 	}
 
-	resp, got := rawPost(t, url, hdr, body)
+	resp, got := testmcp.RawPost(t, url, hdr, body)
 	var ans struct {
 		ID     int `json:"id"`
 		Result struct {
-			IsError           bool                  `json:"isError"`
-			StructuredContent server.ReadNoteResult `json:"structuredContent"`
+			IsError           bool               `json:"isError"`
+			StructuredContent mcp.ReadNoteResult `json:"structuredContent"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(got), &ans); err != nil || resp.StatusCode != http.StatusOK ||
@@ -120,7 +122,7 @@ func TestHTTPHandler_DocumentedCurlCall(t *testing.T) {
 		t.Fatalf("the documented call: %d %v %s", resp.StatusCode, err, got)
 	}
 	if r := ans.Result.StructuredContent; ans.ID != 1 || ans.Result.IsError || r.Path != "README.md" ||
-		r.Content != mcpFixture["README.md"] || r.Revision != v.Revision("README.md") {
+		r.Content != testmcp.Fixture["README.md"] || r.Revision != v.Revision("README.md") {
 		t.Fatalf("the documented call answered %s", got)
 	}
 
@@ -170,13 +172,13 @@ func TestHTTPHandler_DocumentedCurlCall(t *testing.T) {
 		if c.body == body && len(c.hdr) == len(hdr) {
 			t.Fatalf("%s: nothing left out", c.name)
 		}
-		resp, got := rawPost(t, url, c.hdr, c.body)
+		resp, got := testmcp.RawPost(t, url, c.hdr, c.body)
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %d %s", c.name, resp.StatusCode, got)
 			continue
 		}
 		if c.code != "" {
-			if errorCode(t, got) != c.code {
+			if testmcp.ErrorCode(t, got) != c.code {
 				t.Errorf("%s: %s", c.name, got)
 			}
 			continue

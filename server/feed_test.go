@@ -14,8 +14,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/sync/feed"
 )
 
@@ -24,9 +26,9 @@ import (
 // a note private by folder or by frontmatter (raw frames checked), one with it
 // sees them; revoking a token closes its connection.
 func TestHTTPHandler_Feed(t *testing.T) {
-	v, _ := newMCPEnv(t, map[string]string{"guide.md": "# Guide\n"})
+	v, _ := testmcp.NewEnv(t, map[string]string{"guide.md": "# Guide\n"})
 	tok, secrets := withTokens(t, "reader")
-	owner, err := tok.Add("owner", []server.Scope{server.ScopeRead, server.ScopePrivate})
+	owner, err := tok.Add("owner", []auth.Scope{auth.ScopeRead, auth.ScopePrivate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestHTTPHandler_Feed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := feed.New(v.Vault, feed.Options{})
+	hub := feed.New(v, feed.Options{})
 	h.MountFeed(v, hub)
 	srv := h.NewServer()
 	done := make(chan struct{})
@@ -80,7 +82,7 @@ func TestHTTPHandler_Feed(t *testing.T) {
 		{Kind: repo.Put, Path: "tech/plan.md", Content: []byte("---\nprivate: true\n---\n# Plan\n")},
 		{Kind: repo.Put, Path: "tech/public.md", Content: []byte("# Public\n")},
 	} {
-		res, err := v.Vault.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite, Changes: []repo.Change{ch}})
+		res, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite, Changes: []repo.Change{ch}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +130,7 @@ func TestHTTPHandler_Feed(t *testing.T) {
 	if err := tok.Revoke("reader"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.Vault.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite,
+	if _, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite,
 		Changes: []repo.Change{{Kind: repo.Put, Path: "tech/later.md", Content: []byte("# Later\n")}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // Defaults of the HTTP server's bounds (HTTPOptions).
@@ -79,10 +82,10 @@ func limitsOf(opts HTTPOptions) httpLimits {
 }
 
 // admit takes a slot of p's bound for r (429 when none is free) and, for a POST,
-// reads its body (readBody) and checks its JSON-RPC envelope (invalidRequest),
+// reads its body (readBody) and checks its JSON-RPC envelope (mcp.InvalidRequest),
 // putting the body back in r for mcp-go. It answers a refusal itself and returns
 // false then; otherwise release gives the slot back once the request is done.
-func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p Principal) (release func(), ok bool) {
+func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p auth.Principal) (release func(), ok bool) {
 	kind := slotCall
 	if r.Method == http.MethodGet {
 		kind = slotStream
@@ -101,7 +104,7 @@ func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request, p Principal)
 		return nil, false
 	}
 	if json.Valid(b) { // mcp-go answers a body that is not JSON
-		if e := invalidRequest(b); e != nil {
+		if e := mcp.InvalidRequest(b); e != nil {
 			writeJSONRPCError(w, e)
 			release()
 			return nil, false
@@ -202,7 +205,7 @@ func (s *principalSlots) release(name string, kind slotKind) {
 
 // tooMany answers 429 with Retry-After: the principal has max requests of kind
 // running.
-func (h *HTTPHandler) tooMany(w http.ResponseWriter, p Principal, kind slotKind) {
+func (h *HTTPHandler) tooMany(w http.ResponseWriter, p auth.Principal, kind slotKind) {
 	what := "requests"
 	if kind == slotStream {
 		what = "listening streams"
@@ -219,5 +222,5 @@ func isListen(msg []byte) bool {
 	var m struct {
 		Method string `json:"method"`
 	}
-	return json.Unmarshal(msg, &m) == nil && m.Method == string(mcp.MethodSubscriptionsListen)
+	return json.Unmarshal(msg, &m) == nil && m.Method == string(mcpgo.MethodSubscriptionsListen)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/server"
 )
 
@@ -48,7 +49,7 @@ func dialTCP(t *testing.T, url string) net.Conn {
 func TestHTTPHandler_SlowHeaders(t *testing.T) {
 	var n atomic.Int64
 	tok, _ := withTokens(t, "a")
-	url, _ := serveMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok, HeaderTimeout: 100 * time.Millisecond})
+	url, _ := testmcp.ServeMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok, HeaderTimeout: 100 * time.Millisecond})
 	conn := dialTCP(t, url)
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n", server.MCPPath)
 	closedByServer(t, conn)
@@ -63,7 +64,7 @@ func TestHTTPHandler_SlowHeaders(t *testing.T) {
 func TestHTTPHandler_SlowBody(t *testing.T) {
 	var n atomic.Int64
 	tok, secret := withTokens(t, "a")
-	url, _ := serveMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok, BodyTimeout: 100 * time.Millisecond})
+	url, _ := testmcp.ServeMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok, BodyTimeout: 100 * time.Millisecond})
 	conn := dialTCP(t, url)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{}}}`
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
@@ -86,20 +87,20 @@ func TestHTTPHandler_PerPrincipalBound(t *testing.T) {
 	const max = 2
 	gate, started := make(chan struct{}), make(chan struct{}, 2*max)
 	tok, secret := withTokens(t, "a", "b")
-	url, _ := serveMCPHTTP(t, gateMCP(gate, started), server.HTTPOptions{Tokens: tok, MaxConcurrent: max})
+	url, _ := testmcp.ServeMCPHTTP(t, testmcp.GateMCP(gate, started), server.HTTPOptions{Tokens: tok, MaxConcurrent: max})
 	session := func(who string) map[string]string {
-		resp, body := rawPost(t, url, bearer(secret[who]), initializeBody)
+		resp, body := testmcp.RawPost(t, url, testmcp.Bearer(secret[who]), testmcp.InitializeBody)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("initialize %s: %d %s", who, resp.StatusCode, body)
 		}
-		h := bearer(secret[who])
+		h := testmcp.Bearer(secret[who])
 		h["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
 		h["Mcp-Protocol-Version"] = "2025-11-25"
 		return h
 	}
 	a, b := session("a"), session("b")
 	call := func(hdr map[string]string, id int) (*http.Response, error) {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(strings.TrimSpace(gateCall(id))))
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(strings.TrimSpace(testmcp.GateCall(id))))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		for k, v := range hdr {
@@ -144,7 +145,7 @@ func TestHTTPHandler_PerPrincipalBound(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests || errorCode(t, string(body)) != "too_many_requests" || resp.Header.Get("Retry-After") == "" {
+	if resp.StatusCode != http.StatusTooManyRequests || testmcp.ErrorCode(t, string(body)) != "too_many_requests" || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a's call over the bound: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
 	// b is not held back by a's bound.

@@ -9,19 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // countMCP is an MCP server with one tool, count, that counts its calls in n.
 func countMCP(n *atomic.Int64) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("norn-test", "0")
-	s.AddTool(mcp.NewTool("count", mcp.WithDescription("counts its calls")),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(mcpgo.NewTool("count", mcpgo.WithDescription("counts its calls")),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			n.Add(1)
-			return mcp.NewToolResultText("counted"), nil
+			return mcpgo.NewToolResultText("counted"), nil
 		})
 	return s
 }
@@ -53,7 +56,7 @@ func wantInvalidRequest(t *testing.T, name, answer string) {
 	if err := json.Unmarshal([]byte(answer), &e); err != nil || e.Error == nil {
 		t.Fatalf("%s: not a JSON-RPC error: %q", name, answer)
 	}
-	if e.Error.Code != mcp.INVALID_REQUEST || string(e.ID) != "null" || !strings.HasPrefix(e.Error.Message, "Invalid Request") {
+	if e.Error.Code != mcpgo.INVALID_REQUEST || string(e.ID) != "null" || !strings.HasPrefix(e.Error.Message, "Invalid Request") {
 		t.Fatalf("%s: want -32600 with id null, got %q", name, answer)
 	}
 }
@@ -63,10 +66,10 @@ func wantInvalidRequest(t *testing.T, name, answer string) {
 func TestServeStdio_InvalidIDs(t *testing.T) {
 	for name, msg := range badEnvelopes {
 		var n atomic.Int64
-		in := stdioInit + msg + "\n"
-		var out syncBuffer
-		p := server.Principal{Name: "bot", Scopes: []server.Scope{server.ScopeRead}}
-		if err := server.ServeStdio(context.Background(), countMCP(&n), p, strings.NewReader(in), &out, server.StdioOptions{Grace: time.Hour}); err != nil {
+		in := testmcp.StdioInit + msg + "\n"
+		var out testmcp.SyncBuffer
+		p := auth.Principal{Name: "bot", Scopes: []auth.Scope{auth.ScopeRead}}
+		if err := mcp.ServeStdio(context.Background(), countMCP(&n), p, strings.NewReader(in), &out, mcp.StdioOptions{Grace: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -83,9 +86,9 @@ func TestServeStdio_InvalidIDs(t *testing.T) {
 		}
 	}
 	var n atomic.Int64
-	var out syncBuffer
-	in := stdioInit + `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"count","arguments":{}}}` + "\n"
-	if err := server.ServeStdio(context.Background(), countMCP(&n), server.Principal{Name: "bot"}, strings.NewReader(in), &out, server.StdioOptions{}); err != nil {
+	var out testmcp.SyncBuffer
+	in := testmcp.StdioInit + `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"count","arguments":{}}}` + "\n"
+	if err := mcp.ServeStdio(context.Background(), countMCP(&n), auth.Principal{Name: "bot"}, strings.NewReader(in), &out, mcp.StdioOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n.Load() != 1 || !strings.Contains(out.String(), `"id":"s-1"`) {
@@ -99,13 +102,13 @@ func TestServeStdio_InvalidIDs(t *testing.T) {
 func TestHTTPHandler_InvalidIDs(t *testing.T) {
 	var n atomic.Int64
 	tok, secret := withTokens(t, "a")
-	url, _ := serveMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok})
-	resp, _ := rawPost(t, url, bearer(secret["a"]), initializeBody)
-	hdr := bearer(secret["a"])
+	url, _ := testmcp.ServeMCPHTTP(t, countMCP(&n), server.HTTPOptions{Tokens: tok})
+	resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secret["a"]), testmcp.InitializeBody)
+	hdr := testmcp.Bearer(secret["a"])
 	hdr["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
 	hdr["Mcp-Protocol-Version"] = "2025-11-25"
 	for name, msg := range badEnvelopes {
-		resp, body := rawPost(t, url, hdr, msg)
+		resp, body := testmcp.RawPost(t, url, hdr, msg)
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("%s: status %d %s", name, resp.StatusCode, body)
 		}
@@ -114,7 +117,7 @@ func TestHTTPHandler_InvalidIDs(t *testing.T) {
 	if n.Load() != 0 {
 		t.Fatalf("the tool ran %d times", n.Load())
 	}
-	resp, body := rawPost(t, url, hdr, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`)
+	resp, body := testmcp.RawPost(t, url, hdr, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`)
 	if resp.StatusCode != http.StatusOK || n.Load() != 1 {
 		t.Fatalf("a number id: %d %s, ran %d times", resp.StatusCode, body, n.Load())
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // The local query endpoint lets a one-shot command (`norn search`, `norn links`, …)
@@ -57,7 +58,7 @@ type localEndpoint struct {
 // its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
 type Query struct {
 	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild
-	Search       *SearchRequest             `json:"search,omitempty"`
+	Search       *vault.SearchRequest       `json:"search,omitempty"`
 	Note         note.Path                  `json:"note,omitempty"`
 	To           note.Path                  `json:"to,omitempty"`
 	Limit        int                        `json:"limit,omitempty"`
@@ -68,8 +69,8 @@ type Query struct {
 
 // searchAnswer carries a SearchResponse with its hits (which its own JSON leaves out).
 type searchAnswer struct {
-	Response *SearchResponse `json:"response"`
-	Hits     []graph.Hit     `json:"hits"`
+	Response *vault.SearchResponse `json:"response"`
+	Hits     []graph.Hit           `json:"hits"`
 }
 
 // Answer computes q's answer on v.
@@ -85,7 +86,7 @@ type searchAnswer struct {
 // takes in the commit at once — the HEAD its reads see, and its index — instead of
 // at its next maintenance round. It takes no data and changes nothing but the
 // server's view of the vault.
-func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
+func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 	switch q.Op {
 	case "ping":
 		return struct{}{}, nil
@@ -124,9 +125,9 @@ func Answer(ctx context.Context, v *Vault, q Query) (any, error) {
 		}
 		return searchAnswer{Response: resp, Hits: resp.Hits}, nil
 	case "stats":
-		return VaultStats(ctx, v, q.Limit, q.Offset)
+		return vault.VaultStats(ctx, v, q.Limit, q.Offset)
 	case "links":
-		return NoteLinks(ctx, v, q.Note, q.Limit)
+		return vault.NoteLinks(ctx, v, q.Note, q.Limit)
 	case "neighborhood":
 		if q.Neighborhood == nil {
 			return nil, fmt.Errorf("local query: neighborhood without options: %w", repo.ErrInvalid)
@@ -182,7 +183,7 @@ func localErrorOf(err error) *LocalError {
 
 // LocalServer answers local queries for one vault.
 type LocalServer struct {
-	v      *Vault
+	v      *vault.Vault
 	log    *slog.Logger
 	path   string
 	secret string
@@ -192,7 +193,7 @@ type LocalServer struct {
 
 // StartLocal starts the local endpoint of v and advertises it, unless another
 // running server already answers there (then it returns ErrLocalTaken).
-func StartLocal(ctx context.Context, v *Vault, log *slog.Logger) (*LocalServer, error) {
+func StartLocal(ctx context.Context, v *vault.Vault, log *slog.Logger) (*LocalServer, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -357,7 +358,7 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 	if out == nil {
 		return nil
 	}
-	if sr, ok := out.(*SearchResponse); ok {
+	if sr, ok := out.(*vault.SearchResponse); ok {
 		a := searchAnswer{Response: sr}
 		if err := json.Unmarshal(r.Result, &a); err != nil {
 			return fmt.Errorf("local query %s: decode answer: %w", q.Op, err)

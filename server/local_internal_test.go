@@ -14,6 +14,7 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestWriteLocal_UnencodableAnswer: an answer JSON cannot hold (a NaN) reaches the
@@ -44,8 +45,8 @@ func TestLocalError_CarriesTheCode(t *testing.T) {
 		fmt.Errorf("local query: %w", repo.ErrInvalid),
 		&graph.QueryError{Query: `"a`, Reason: "unclosed phrase"},
 		&note.ParseError{Path: "a.md", Rule: note.RuleYAMLSyntax, Msg: "bad"},
-		fmt.Errorf("graph: %w: %w", ErrIndexUnavailable, graph.ErrLocked),
-		fmt.Errorf("move: %w", ErrForbidden),
+		fmt.Errorf("graph: %w: %w", vault.ErrIndexUnavailable, graph.ErrLocked),
+		fmt.Errorf("move: %w", vault.ErrForbidden),
 		fmt.Errorf("search: %w", context.DeadlineExceeded),
 		errors.New("disk on fire"),
 	} {

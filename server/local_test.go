@@ -15,9 +15,11 @@ import (
 	"testing"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestLocal_AnswersForTheIndexHolder: a second handle finds the index locked and
@@ -25,7 +27,7 @@ import (
 // failures classified as they would be here.
 func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 	ctx := context.Background()
-	v := openServed(t, map[string]string{
+	v := testvault.OpenServed(t, map[string]string{
 		"a.md": "---\ntitle: Alpha\ntags: [x]\n---\n# Alpha\n\nBloom filters hash [[b]] twice.\n",
 		"b.md": "# Beta\n\nA count-min sketch is a cousin of the bloom filter. [[a]]\n",
 		"c.md": "# Gamma\n\nNothing links here.\n",
@@ -41,13 +43,13 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("advertisement: %v %v", fi, err)
 	}
-	other := withoutIndex(t, v)
+	other := testvault.WithoutIndex(t, v)
 	if !other.Index.Locked() || v.Index.Locked() {
 		t.Fatalf("Locked: second handle %v, holder %v", other.Index.Locked(), v.Index.Locked())
 	}
 
-	req := server.SearchRequest{Query: "bloom filter", Limit: 10}
-	var got server.SearchResponse
+	req := vault.SearchRequest{Query: "bloom filter", Limit: 10}
+	var got vault.SearchResponse
 	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "search", Search: &req}, &got); err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +57,16 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Engine != server.EngineBM25 || got.IndexStale || got.Via == "" || got.Total != 2 ||
+	if got.Engine != vault.EngineBM25 || got.IndexStale || got.Via == "" || got.Total != 2 ||
 		!reflect.DeepEqual(got.Hits, want.Hits) {
 		t.Fatalf("asked search: %+v\nwant hits %+v", got, want.Hits)
 	}
 
-	var st server.Stats
+	var st vault.Stats
 	if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "stats", Limit: 5}, &st); err != nil {
 		t.Fatal(err)
 	}
-	wantSt, err := server.VaultStats(ctx, v, 5, 0)
+	wantSt, err := vault.VaultStats(ctx, v, 5, 0)
 	if err != nil || !reflect.DeepEqual(&st, wantSt) {
 		t.Fatalf("asked stats %+v, direct %+v (%v)", st, wantSt, err)
 	}
@@ -91,7 +93,7 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 		want error
 	}{
 		{server.Query{Op: "links", Note: "nope.md", Limit: 5}, repo.ErrNotFound},
-		{server.Query{Op: "search", Search: &server.SearchRequest{Query: `"unclosed`, Limit: 5}}, graph.ErrQuery},
+		{server.Query{Op: "search", Search: &vault.SearchRequest{Query: `"unclosed`, Limit: 5}}, graph.ErrQuery},
 		{server.Query{Op: "drop-everything"}, repo.ErrInvalid},
 		{server.Query{Op: "search"}, repo.ErrInvalid},
 	} {
@@ -122,7 +124,7 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 // the endpoint answers nothing; a stale advertisement is replaced.
 func TestLocal_RefusesStrangers(t *testing.T) {
 	ctx := context.Background()
-	v := openServed(t, map[string]string{"a.md": "# Alpha\n\nsecret words\n"})
+	v := testvault.OpenServed(t, map[string]string{"a.md": "# Alpha\n\nsecret words\n"})
 	path := server.LocalEndpointPath(v.GitDir())
 
 	// A server that died left its advertisement: nobody answers there.
@@ -225,7 +227,7 @@ func nonLoopbackIP(t *testing.T) string {
 // says which commit it reflects.
 func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 	ctx := context.Background()
-	v := openServed(t, map[string]string{"a.md": "# Alpha\n\nBloom filters.\n"})
+	v := testvault.OpenServed(t, map[string]string{"a.md": "# Alpha\n\nBloom filters.\n"})
 	if err := v.Index.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -241,29 +243,29 @@ func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 		}
 		// Plumbing that leaves git's index alone (the served vault may be writing
 		// it): a tree of HEAD's entries and the new one, a commit, the branch moved.
-		id := strings.TrimSpace(gitIn(t, v.Dir(), "hash-object", "-w", blob))
-		entries := gitIn(t, v.Dir(), "ls-tree", "HEAD") + "100644 blob " + id + "\ty" + strconv.Itoa(i) + ".md\n"
+		id := strings.TrimSpace(testvault.GitIn(t, v.Dir(), "hash-object", "-w", blob))
+		entries := testvault.GitIn(t, v.Dir(), "ls-tree", "HEAD") + "100644 blob " + id + "\ty" + strconv.Itoa(i) + ".md\n"
 		mk := exec.Command("git", "-C", v.Dir(), "mktree")
 		mk.Stdin = strings.NewReader(entries)
 		tree, err := mk.Output()
 		if err != nil {
 			t.Fatalf("git mktree: %v", err)
 		}
-		parent := strings.TrimSpace(gitIn(t, v.Dir(), "rev-parse", "HEAD"))
-		c := strings.TrimSpace(gitIn(t, v.Dir(), "-c", "user.name=P", "-c", "user.email=p@x", "commit-tree", strings.TrimSpace(string(tree)), "-p", parent, "-m", word))
-		gitIn(t, v.Dir(), "update-ref", "HEAD", c, parent)
+		parent := strings.TrimSpace(testvault.GitIn(t, v.Dir(), "rev-parse", "HEAD"))
+		c := strings.TrimSpace(testvault.GitIn(t, v.Dir(), "-c", "user.name=P", "-c", "user.email=p@x", "commit-tree", strings.TrimSpace(string(tree)), "-p", parent, "-m", word))
+		testvault.GitIn(t, v.Dir(), "update-ref", "HEAD", c, parent)
 		return c
 	}
 	for i, word := range []string{"yakety", "zebroid"} {
 		head := commit(i, word)
 
 		// Links first (it does not wait for pending writes as search does).
-		var links server.Links
+		var links vault.Links
 		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "links", Note: note.Path("y" + strconv.Itoa(i) + ".md"), Limit: 5}, &links); err != nil {
 			t.Fatalf("links of the new note: %v", err)
 		}
-		var got server.SearchResponse
-		req := server.SearchRequest{Query: word, Limit: 5}
+		var got vault.SearchResponse
+		req := vault.SearchRequest{Query: word, Limit: 5}
 		if err := server.AskLocal(ctx, v.GitDir(), server.Query{Op: "search", Search: &req}, &got); err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +276,7 @@ func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 	}
 	// An MCP search that waits for pending writes sees them too.
 	head := commit(2, "quokkas")
-	got, err := v.Index.Search(ctx, server.SearchRequest{Query: "quokkas", Limit: 5, WaitForPendingWrites: true})
+	got, err := v.Index.Search(ctx, vault.SearchRequest{Query: "quokkas", Limit: 5, WaitForPendingWrites: true})
 	if err != nil || got.Total != 1 || got.HeadCommit != head || got.IndexStale {
 		t.Fatalf("waiting search after a git commit: %+v (%v); git HEAD %s", got, err, head)
 	}

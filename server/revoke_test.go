@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/note"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // liveness bounds the waits for something that must happen (a stream to end, a
@@ -62,30 +64,30 @@ func nextMethod(t *testing.T, ch <-chan string) (string, bool) {
 // token, and the revoked token itself is 401. The same for a stateless
 // subscriptions/listen stream.
 func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
-	readme := server.NoteURI("README.md")
+	readme := mcp.NoteURI("README.md")
 	for _, after := range []string{"edit over HTTP", "commit without a request", "nothing (an idle stream)"} {
 		t.Run("handshake GET stream, then "+after, func(t *testing.T) {
 			overHTTP := after == "edit over HTTP"
-			v, e := newMCPEnv(t, mcpFixture)
-			tok, secrets := e2eTokens(t, v, map[string][]server.Scope{
-				"w8": {server.ScopeRead, server.ScopeWrite}, "editor": {server.ScopeRead, server.ScopeWrite}})
-			url := e2eServeHTTP(t, e.s, tok)
-			editor, err := dial(t, url, bearer(secrets["editor"]), false)
+			v, e := testmcp.NewEnv(t, testmcp.Fixture)
+			tok, secrets := testmcp.Tokens(t, v, map[string][]auth.Scope{
+				"w8": {auth.ScopeRead, auth.ScopeWrite}, "editor": {auth.ScopeRead, auth.ScopeWrite}})
+			url := testmcp.ServeHTTP(t, e.S, tok)
+			editor, err := testmcp.Dial(t, url, testmcp.Bearer(secrets["editor"]), false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			inproc, ictx := e.connect(&mcpTrusted, false)
+			inproc, ictx := e.Connect(&testmcp.Trusted, false)
 			edit := func() {
 				t.Helper()
 				args := map[string]any{"path": "README.md", "op": "append", "content": "More.", "expected_revision": string(v.Revision(note.Path("README.md")))}
 				if overHTTP {
-					mustCall(t, editor, context.Background(), "edit_note", args, nil)
+					testmcp.MustCall(t, editor, context.Background(), "edit_note", args, nil)
 				} else {
-					mustCall(t, inproc, ictx, "edit_note", args, nil)
+					testmcp.MustCall(t, inproc, ictx, "edit_note", args, nil)
 				}
 			}
 
-			resp, _ := rawPost(t, url, bearer(secrets["w8"]), initializeBody)
+			resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secrets["w8"]), testmcp.InitializeBody)
 			sid := resp.Header.Get("Mcp-Session-Id")
 			if resp.StatusCode != http.StatusOK || sid == "" {
 				t.Fatalf("initialize: %d %q", resp.StatusCode, sid)
@@ -93,8 +95,8 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 			hdr := func(who string) map[string]string {
 				return map[string]string{"Authorization": "Bearer " + secrets[who], "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
 			}
-			rawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			if resp, body := rawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+readme+`"}}`); resp.StatusCode != http.StatusOK || strings.Contains(body, `"error"`) {
+			testmcp.RawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			if resp, body := testmcp.RawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+readme+`"}}`); resp.StatusCode != http.StatusOK || strings.Contains(body, `"error"`) {
 				t.Fatalf("subscribe: %d %s", resp.StatusCode, body)
 			}
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
@@ -110,11 +112,11 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 
 			// The stream works: a change before the revoke is notified.
 			edit()
-			if m, ok := nextMethod(t, events); !ok || m != mcp.MethodNotificationResourceUpdated {
+			if m, ok := nextMethod(t, events); !ok || m != mcpgo.MethodNotificationResourceUpdated {
 				t.Fatalf("before the revoke: %q %v", m, ok)
 			}
 
-			if err := server.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil { // `norn token revoke w8`
+			if err := auth.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil { // `norn token revoke w8`
 				t.Fatal(err)
 			}
 			if after != "nothing (an idle stream)" {
@@ -125,16 +127,16 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 				if !ok {
 					break // the stream ended
 				}
-				if m == mcp.MethodNotificationResourceUpdated {
+				if m == mcpgo.MethodNotificationResourceUpdated {
 					t.Fatal("a revoked token's stream got a notification")
 				}
 			}
-			if resp, body := rawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != http.StatusUnauthorized {
+			if resp, body := testmcp.RawPost(t, url, hdr("w8"), `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != http.StatusUnauthorized {
 				t.Fatalf("revoked token: %d %s", resp.StatusCode, body)
 			}
 			for _, m := range []string{http.MethodPost, http.MethodGet} {
-				resp, body := rawDo(t, m, url, hdr("editor"), strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
-				if resp.StatusCode != http.StatusNotFound || errorCode(t, body) != "unknown_session" {
+				resp, body := testmcp.RawDo(t, m, url, hdr("editor"), strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
+				if resp.StatusCode != http.StatusNotFound || testmcp.ErrorCode(t, body) != "unknown_session" {
 					t.Fatalf("%s on the revoked token's session: %d %s", m, resp.StatusCode, body)
 				}
 			}
@@ -143,39 +145,39 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 	}
 
 	t.Run("stateless subscriptions/listen", func(t *testing.T) {
-		v, e := newMCPEnv(t, mcpFixture)
-		tok, secrets := e2eTokens(t, v, map[string][]server.Scope{
-			"w8": {server.ScopeRead, server.ScopeWrite}, "editor": {server.ScopeRead, server.ScopeWrite}})
-		url := e2eServeHTTP(t, e.s, tok)
-		editor, err := dial(t, url, bearer(secrets["editor"]), false)
+		v, e := testmcp.NewEnv(t, testmcp.Fixture)
+		tok, secrets := testmcp.Tokens(t, v, map[string][]auth.Scope{
+			"w8": {auth.ScopeRead, auth.ScopeWrite}, "editor": {auth.ScopeRead, auth.ScopeWrite}})
+		url := testmcp.ServeHTTP(t, e.S, tok)
+		editor, err := testmcp.Dial(t, url, testmcp.Bearer(secrets["editor"]), false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w8, err := dial(t, url, bearer(secrets["w8"]), false)
+		w8, err := testmcp.Dial(t, url, testmcp.Bearer(secrets["w8"]), false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w8.ProtocolVersion() != mcp.ProtocolVersion20260728 {
+		if w8.ProtocolVersion() != mcpgo.ProtocolVersion20260728 {
 			t.Fatalf("client negotiated %s", w8.ProtocolVersion())
 		}
 		got := make(chan string, 64)
-		w8.OnNotification(func(n mcp.JSONRPCNotification) { got <- n.Method })
+		w8.OnNotification(func(n mcpgo.JSONRPCNotification) { got <- n.Method })
 		ended := make(chan error, 1)
 		go func() {
-			ended <- w8.Listen(context.Background(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{readme}})
+			ended <- w8.Listen(context.Background(), mcpgo.SubscriptionFilter{ResourceSubscriptions: []string{readme}})
 		}()
-		if m, _ := nextMethod(t, got); m != mcp.MethodNotificationSubscriptionsAcknowledged {
+		if m, _ := nextMethod(t, got); m != mcpgo.MethodNotificationSubscriptionsAcknowledged {
 			t.Fatalf("first on the listen stream: %q", m)
 		}
 		edit := func() {
 			t.Helper()
-			mustCall(t, editor, context.Background(), "edit_note", map[string]any{"path": "README.md", "op": "append", "content": "More.", "expected_revision": string(v.Revision("README.md"))}, nil)
+			testmcp.MustCall(t, editor, context.Background(), "edit_note", map[string]any{"path": "README.md", "op": "append", "content": "More.", "expected_revision": string(v.Revision("README.md"))}, nil)
 		}
 		edit()
-		if m, _ := nextMethod(t, got); m != mcp.MethodNotificationResourceUpdated {
+		if m, _ := nextMethod(t, got); m != mcpgo.MethodNotificationResourceUpdated {
 			t.Fatalf("before the revoke: %q", m)
 		}
-		if err := server.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil {
+		if err := auth.OpenTokens(tok.Path(), nil).Revoke("w8"); err != nil {
 			t.Fatal(err)
 		}
 		edit()
@@ -187,7 +189,7 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 		for {
 			select {
 			case m := <-got:
-				if m == mcp.MethodNotificationResourceUpdated {
+				if m == mcpgo.MethodNotificationResourceUpdated {
 					t.Fatal("a revoked token's listen stream got a notification")
 				}
 				continue
@@ -195,7 +197,7 @@ func TestHTTPHandler_RevokeEndsSessions(t *testing.T) {
 			}
 			break
 		}
-		if _, err := w8.ListTools(context.Background(), mcp.ListToolsRequest{}); err == nil {
+		if _, err := w8.ListTools(context.Background(), mcpgo.ListToolsRequest{}); err == nil {
 			t.Fatal("the revoked token still works")
 		}
 	})

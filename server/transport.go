@@ -16,10 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/sync/feed"
 )
 
@@ -48,7 +49,7 @@ type HTTPOptions struct {
 	// depend on.
 	Addr string
 	// Tokens are the bearer tokens accepted. Nil holds none.
-	Tokens *Tokens
+	Tokens *auth.Tokens
 	// AllowUnauthenticatedLoopback serves requests that carry no Authorization header
 	// as the LocalAgentName principal (scopes read, write). Only on a loopback Addr:
 	// NewHTTPHandler refuses it anywhere else. A request that does carry a token is
@@ -91,7 +92,7 @@ type HTTPOptions struct {
 //  5. the body: its size — 413; its pace — 408 body_timeout; a body that is valid
 //     JSON but not one JSON-RPC message (a batch, a scalar, an id that is not a
 //     string or a number, a request with id null) — 400 with a JSON-RPC Invalid
-//     Request error (-32600, id null), and nothing runs (invalidRequest);
+//     Request error (-32600, id null), and nothing runs (mcp.InvalidRequest);
 //  6. the session: an Mcp-Session-Id belongs to the token whose initialize created
 //     it; another principal using it gets 403 session_forbidden, an id the server did
 //     not hand out (or whose token was revoked) 404 unknown_session (a client
@@ -109,7 +110,7 @@ type HTTPOptions struct {
 // Tool handlers find the caller with PrincipalFrom(ctx).
 type HTTPHandler struct {
 	mcp       *mcpserver.StreamableHTTPServer
-	tokens    *Tokens
+	tokens    *auth.Tokens
 	log       *slog.Logger
 	loopback  bool
 	host      string // bound host, lowercased, without brackets
@@ -128,7 +129,7 @@ type HTTPHandler struct {
 // binding is who created a session: a principal, by the token it called with.
 type binding struct {
 	name string
-	key  tokenKey
+	key  auth.TokenKey
 }
 
 // revokeCheckInterval is how often an open SSE stream checks that its token is still
@@ -169,7 +170,7 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 			path = opts.Tokens.Path()
 		}
 		return nil, fmt.Errorf("%w in %s: refusing to serve HTTP without authentication; create one with `norn token add NAME`"+
-			" (or, on a loopback address only, pass --allow-unauthenticated-loopback)", ErrNoTokens, path)
+			" (or, on a loopback address only, pass --allow-unauthenticated-loopback)", auth.ErrNoTokens, path)
 	}
 	maxBody := opts.MaxBodyBytes
 	if maxBody <= 0 {
@@ -185,8 +186,8 @@ func NewHTTPHandler(mcp *mcpserver.MCPServer, opts HTTPOptions) (*HTTPHandler, e
 		mcpserver.WithStateful(true),
 		mcpserver.WithStreamableHTTPLogger(log),
 		mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if p, ok := PrincipalFrom(r.Context()); ok {
-				return WithPrincipal(ctx, p)
+			if p, ok := auth.PrincipalFrom(r.Context()); ok {
+				return auth.WithPrincipal(ctx, p)
 			}
 			return ctx
 		}))
@@ -256,7 +257,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	st := &stream{h: h, key: key, cancel: cancel}
 	defer st.close()
-	r = r.WithContext(WithPrincipal(ctx, p))
+	r = r.WithContext(auth.WithPrincipal(ctx, p))
 	var lw *lengthWriter
 	if r.Method == http.MethodPost {
 		lw = &lengthWriter{ResponseWriter: w}
@@ -327,35 +328,35 @@ func (h *HTTPHandler) checkHost(w http.ResponseWriter, r *http.Request) bool {
 
 // authenticate finds the request's principal and the key of the token it sent (zero
 // for the unauthenticated local agent), or answers 401.
-func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (Principal, tokenKey, bool) {
-	auth := r.Header.Get("Authorization")
-	if auth == "" && h.allowAnon {
-		return Principal{Name: LocalAgentName, Scopes: []Scope{ScopeRead, ScopeWrite}}, tokenKey{}, true
+func (h *HTTPHandler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, auth.TokenKey, bool) {
+	hdr := r.Header.Get("Authorization")
+	if hdr == "" && h.allowAnon {
+		return auth.Principal{Name: LocalAgentName, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}, auth.TokenKey{}, true
 	}
 	const hint = "run `norn token add NAME` on the vault's machine and send the token it prints as `Authorization: Bearer <token>`"
-	if auth == "" {
+	if hdr == "" {
 		unauthorized(w, "invalid_token", "missing_token", "this server needs a bearer token: "+hint)
-		return Principal{}, tokenKey{}, false
+		return auth.Principal{}, auth.TokenKey{}, false
 	}
-	scheme, token, found := strings.Cut(auth, " ")
+	scheme, token, found := strings.Cut(hdr, " ")
 	token = strings.TrimSpace(token)
 	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		unauthorized(w, "invalid_request", "bad_authorization", "the Authorization header must be `Bearer <token>`: "+hint)
-		return Principal{}, tokenKey{}, false
+		return auth.Principal{}, auth.TokenKey{}, false
 	}
 	if h.tokens != nil {
-		if p, key, ok := h.tokens.authenticate(token); ok {
+		if p, key, ok := h.tokens.AuthenticateKey(token); ok {
 			return p, key, true
 		}
 	}
 	h.log.Info("request refused: unknown token", "remote", r.RemoteAddr)
 	unauthorized(w, "invalid_token", "invalid_token", "the token is unknown or revoked: "+hint)
-	return Principal{}, tokenKey{}, false
+	return auth.Principal{}, auth.TokenKey{}, false
 }
 
 // holds reports whether the token with key k still authenticates.
-func (h *HTTPHandler) holds(k tokenKey) bool {
-	return k == (tokenKey{}) || h.tokens != nil && h.tokens.holds(k)
+func (h *HTTPHandler) holds(k auth.TokenKey) bool {
+	return k == (auth.TokenKey{}) || h.tokens != nil && h.tokens.Holds(k)
 }
 
 // dropRevoked ends the sessions and streams of tokens no longer in the tokens file,
@@ -365,7 +366,7 @@ func (h *HTTPHandler) dropRevoked() {
 	if h.tokens == nil {
 		return
 	}
-	gen := h.tokens.generation()
+	gen := h.tokens.Generation()
 	h.mu.Lock()
 	if gen == h.checked {
 		h.mu.Unlock()
@@ -424,7 +425,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 
 // writeJSONRPCError answers a JSON-RPC error as mcp-go's handler does: 400 with the
 // error as the JSON body.
-func writeJSONRPCError(w http.ResponseWriter, e *mcp.JSONRPCError) {
+func writeJSONRPCError(w http.ResponseWriter, e *mcpgo.JSONRPCError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusBadRequest)
@@ -457,7 +458,7 @@ func isLoopbackName(host string) bool {
 // nothing more is written to it).
 type stream struct {
 	h      *HTTPHandler
-	key    tokenKey
+	key    auth.TokenKey
 	cancel context.CancelFunc
 
 	mu     sync.Mutex
@@ -469,7 +470,7 @@ type stream struct {
 
 // open registers the stream and starts its watcher; only for a token holder.
 func (st *stream) open() {
-	if st.key == (tokenKey{}) {
+	if st.key == (auth.TokenKey{}) {
 		return
 	}
 	st.mu.Lock()
@@ -645,8 +646,8 @@ const missingSessionMessage = "this request needs the Mcp-Session-Id header that
 // or names one of them. A stateless 2026-07-28 request (405 there) and an unknown
 // version (400 unsupported_protocol_version) are left to mcp-go's refusals.
 func handshakeProtocol(r *http.Request) bool {
-	v := r.Header.Get(mcp.HeaderProtocolVersion)
-	return v == "" || !mcp.IsModernProtocol(v) && mcp.IsValidProtocolVersion(v)
+	v := r.Header.Get(mcpgo.HeaderProtocolVersion)
+	return v == "" || !mcpgo.IsModernProtocol(v) && mcpgo.IsValidProtocolVersion(v)
 }
 
 // refusal names a refusal of mcp-go's handler (its status and text): the status

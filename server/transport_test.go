@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -17,31 +15,34 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/norn-vault/norn/internal/testmcp"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 )
 
 // whoami is what the test tool answers: the principal its handler sees.
 type whoami struct {
-	Found  bool           `json:"found"`
-	Name   string         `json:"name"`
-	Scopes []server.Scope `json:"scopes"`
-	Owner  bool           `json:"owner"`
+	Found  bool         `json:"found"`
+	Name   string       `json:"name"`
+	Scopes []auth.Scope `json:"scopes"`
+	Owner  bool         `json:"owner"`
 }
 
 // echoMCP is an MCP server with one tool, whoami, answering PrincipalFrom(ctx).
 func echoMCP() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("norn-test", "0")
-	s.AddTool(mcp.NewTool("whoami", mcp.WithDescription("who is calling"),
-		mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true), mcp.WithOpenWorldHintAnnotation(false)),
-		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			p, ok := server.PrincipalFrom(ctx)
+	s.AddTool(mcpgo.NewTool("whoami", mcpgo.WithDescription("who is calling"),
+		mcpgo.WithReadOnlyHintAnnotation(true), mcpgo.WithDestructiveHintAnnotation(false),
+		mcpgo.WithIdempotentHintAnnotation(true), mcpgo.WithOpenWorldHintAnnotation(false)),
+		func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			p, ok := auth.PrincipalFrom(ctx)
 			b, _ := json.Marshal(whoami{Found: ok, Name: p.Name, Scopes: p.Scopes, Owner: p.Owner})
-			return mcp.NewToolResultText(string(b)), nil
+			return mcpgo.NewToolResultText(string(b)), nil
 		})
 	return s
 }
@@ -49,16 +50,16 @@ func echoMCP() *mcpserver.MCPServer {
 // padMCP is an MCP server with one tool, pad, answering 16 KiB of text.
 func padMCP() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("norn-test", "0")
-	s.AddTool(mcp.NewTool("pad", mcp.WithDescription("a 16 KiB answer, after a progress notification when asked"),
-		mcp.WithBoolean("notify")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(mcpgo.NewTool("pad", mcpgo.WithDescription("a 16 KiB answer, after a progress notification when asked"),
+		mcpgo.WithBoolean("notify")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			if req.GetBool("notify", false) {
 				srv := mcpserver.ServerFromContext(ctx)
 				if err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": "pad", "progress": 1}); err != nil {
 					return nil, err
 				}
 			}
-			return mcp.NewToolResultText(strings.Repeat("x", 16<<10)), nil
+			return mcpgo.NewToolResultText(strings.Repeat("x", 16<<10)), nil
 		})
 	return s
 }
@@ -66,62 +67,12 @@ func padMCP() *mcpserver.MCPServer {
 // serveHTTP serves echoMCP's handler on 127.0.0.1 and returns the MCP URL.
 func serveHTTP(t *testing.T, opts server.HTTPOptions) (string, *server.HTTPHandler) {
 	t.Helper()
-	return serveMCPHTTP(t, echoMCP(), opts)
-}
-
-// serveMCPHTTP serves s's handler on 127.0.0.1 and returns the MCP URL.
-func serveMCPHTTP(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions) (string, *server.HTTPHandler) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Addr = ln.Addr().String()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	h, err := server.NewHTTPHandler(s, opts)
-	if err != nil {
-		ln.Close()
-		t.Fatal(err)
-	}
-	srv := h.NewServer()
-	done := make(chan struct{})
-	go func() { srv.Serve(ln); close(done) }()
-	t.Cleanup(func() { srv.Shutdown(context.Background()); <-done })
-	return "http://" + ln.Addr().String() + server.MCPPath, h
-}
-
-// dial connects the real streamable HTTP client; legacy pins the initialize handshake
-// (protocol 2025-11-25, with sessions) instead of the stateless protocol.
-func dial(t *testing.T, url string, headers map[string]string, legacy bool, opts ...transport.StreamableHTTPCOption) (*client.Client, error) {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var copts []client.ClientOption
-	if legacy {
-		//lint:ignore SA1019 the legacy handshake is what older clients speak; the server must keep answering it
-		copts = append(copts, client.WithLegacyProtocolOnly())
-	}
-	c := client.NewClient(tr, copts...)
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	t.Cleanup(func() { c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "norn-test", Version: "0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return testmcp.ServeMCPHTTP(t, echoMCP(), opts)
 }
 
 func callWhoami(t *testing.T, c *client.Client) (whoami, error) {
 	t.Helper()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "whoami"
 	res, err := c.CallTool(context.Background(), req)
 	if err != nil {
@@ -131,61 +82,18 @@ func callWhoami(t *testing.T, c *client.Client) (whoami, error) {
 		t.Fatalf("whoami: %+v", res)
 	}
 	var w whoami
-	if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &w); err != nil {
+	if err := json.Unmarshal([]byte(res.Content[0].(mcpgo.TextContent).Text), &w); err != nil {
 		t.Fatal(err)
 	}
 	return w, nil
 }
 
-func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
-
-// rawPost sends one JSON-RPC message and returns the response and its body.
-func rawPost(t *testing.T, url string, hdr map[string]string, body string) (*http.Response, string) {
+func withTokens(t *testing.T, names ...string) (*auth.Tokens, map[string]string) {
 	t.Helper()
-	return rawDo(t, http.MethodPost, url, hdr, strings.NewReader(body))
-}
-
-func rawDo(t *testing.T, method, url string, hdr map[string]string, body io.Reader) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
-
-func errorCode(t *testing.T, body string) string {
-	t.Helper()
-	var e struct{ Error, Message string }
-	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Message == "" {
-		t.Fatalf("not a JSON error body: %q", body)
-	}
-	return e.Error
-}
-
-func withTokens(t *testing.T, names ...string) (*server.Tokens, map[string]string) {
-	t.Helper()
-	tok := server.OpenTokens(tokensPath(t), nil)
+	tok := auth.OpenTokens(testmcp.TokensPath(t), nil)
 	secrets := map[string]string{}
 	for _, n := range names {
-		s, err := tok.Add(n, []server.Scope{server.ScopeRead})
+		s, err := tok.Add(n, []auth.Scope{auth.ScopeRead})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,11 +109,11 @@ func TestHTTPHandler_PrincipalReachesTools(t *testing.T) {
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
 	for _, legacy := range []bool{false, true} {
 		for _, name := range []string{"alice", "bob"} {
-			c, err := dial(t, url, bearer(secret[name]), legacy)
+			c, err := testmcp.Dial(t, url, testmcp.Bearer(secret[name]), legacy)
 			if err != nil {
 				t.Fatalf("legacy=%v %s: %v", legacy, name, err)
 			}
-			tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+			tools, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "whoami" {
 				t.Fatalf("tools/list: %+v %v", tools, err)
 			}
@@ -213,7 +121,7 @@ func TestHTTPHandler_PrincipalReachesTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !w.Found || w.Name != name || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead}) {
+			if !w.Found || w.Name != name || w.Owner || !slices.Equal(w.Scopes, []auth.Scope{auth.ScopeRead}) {
 				t.Fatalf("legacy=%v: handler saw %+v, want %s", legacy, w, name)
 			}
 		}
@@ -225,12 +133,12 @@ func TestHTTPHandler_Unauthorized(t *testing.T) {
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
 	for name, hdr := range map[string]map[string]string{
 		"missing":  nil,
-		"unknown":  bearer(server.TokenPrefix + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+		"unknown":  testmcp.Bearer(auth.TokenPrefix + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
 		"empty":    {"Authorization": "Bearer "},
 		"basic":    {"Authorization": "Basic " + secret["alice"]},
 		"no space": {"Authorization": "Bearer" + secret["alice"]},
 	} {
-		resp, body := rawPost(t, url, hdr, initializeBody)
+		resp, body := testmcp.RawPost(t, url, hdr, testmcp.InitializeBody)
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s: status %d", name, resp.StatusCode)
 			continue
@@ -238,19 +146,19 @@ func TestHTTPHandler_Unauthorized(t *testing.T) {
 		if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, `Bearer realm="norn"`) {
 			t.Errorf("%s: WWW-Authenticate %q", name, got)
 		}
-		errorCode(t, body)
+		testmcp.ErrorCode(t, body)
 		if !strings.Contains(body, "norn token add NAME") {
 			t.Errorf("%s: body does not say how to get a token: %s", name, body)
 		}
 	}
-	if _, err := dial(t, url, bearer("norn_wrong"), false); err == nil {
+	if _, err := testmcp.Dial(t, url, testmcp.Bearer("norn_wrong"), false); err == nil {
 		t.Fatal("the client initialized with a wrong token")
 	}
-	if resp, _ := rawPost(t, url, bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusOK {
+	if resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secret["alice"]), testmcp.InitializeBody); resp.StatusCode != http.StatusOK {
 		t.Fatalf("good token: %d", resp.StatusCode)
 	}
 	// Anything but /mcp is 404, after the host check.
-	if resp, _ := rawPost(t, strings.TrimSuffix(url, server.MCPPath)+"/other", bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := testmcp.RawPost(t, strings.TrimSuffix(url, server.MCPPath)+"/other", testmcp.Bearer(secret["alice"]), testmcp.InitializeBody); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("other path: %d", resp.StatusCode)
 	}
 }
@@ -260,12 +168,12 @@ func TestHTTPHandler_Unauthorized(t *testing.T) {
 func TestHTTPHandler_HotReload(t *testing.T) {
 	tok, secret := withTokens(t, "alice")
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
-	cli := server.OpenTokens(tok.Path(), nil) // the `norn token` process
-	late, err := cli.Add("late", []server.Scope{server.ScopeRead, server.ScopeWrite})
+	cli := auth.OpenTokens(tok.Path(), nil) // the `norn token` process
+	late, err := cli.Add("late", []auth.Scope{auth.ScopeRead, auth.ScopeWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := dial(t, url, bearer(late), false)
+	c, err := testmcp.Dial(t, url, testmcp.Bearer(late), false)
 	if err != nil {
 		t.Fatalf("token added while serving: %v", err)
 	}
@@ -278,10 +186,10 @@ func TestHTTPHandler_HotReload(t *testing.T) {
 	if _, err := callWhoami(t, c); err == nil {
 		t.Fatal("a revoked token kept working")
 	}
-	if resp, _ := rawPost(t, url, bearer(late), initializeBody); resp.StatusCode != http.StatusUnauthorized {
+	if resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(late), testmcp.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("revoked token: %d", resp.StatusCode)
 	}
-	if resp, _ := rawPost(t, url, bearer(secret["alice"]), initializeBody); resp.StatusCode != http.StatusOK {
+	if resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secret["alice"]), testmcp.InitializeBody); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the other token: %d", resp.StatusCode)
 	}
 }
@@ -289,7 +197,7 @@ func TestHTTPHandler_HotReload(t *testing.T) {
 // TestNewHTTPHandler_FailsClosed: no tokens, no start — unless the flag and a loopback
 // address; the flag never works off loopback; a broken tokens file never starts.
 func TestNewHTTPHandler_FailsClosed(t *testing.T) {
-	empty := server.OpenTokens(tokensPath(t), nil)
+	empty := auth.OpenTokens(testmcp.TokensPath(t), nil)
 	tok, _ := withTokens(t, "a")
 	revoked, _ := withTokens(t, "gone")
 	if err := revoked.Revoke("gone"); err != nil {
@@ -304,10 +212,10 @@ func TestNewHTTPHandler_FailsClosed(t *testing.T) {
 		opts server.HTTPOptions
 		want error // nil: starts
 	}{
-		{"no file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty}, server.ErrNoTokens},
-		{"nil tokens", server.HTTPOptions{Addr: "127.0.0.1:7777"}, server.ErrNoTokens},
-		{"all revoked", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: revoked}, server.ErrNoTokens},
-		{"non-loopback without tokens", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty}, server.ErrNoTokens},
+		{"no file", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty}, auth.ErrNoTokens},
+		{"nil tokens", server.HTTPOptions{Addr: "127.0.0.1:7777"}, auth.ErrNoTokens},
+		{"all revoked", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: revoked}, auth.ErrNoTokens},
+		{"non-loopback without tokens", server.HTTPOptions{Addr: "0.0.0.0:7777", Tokens: empty}, auth.ErrNoTokens},
 		{"flag on loopback", server.HTTPOptions{Addr: "127.0.0.1:7777", Tokens: empty, AllowUnauthenticatedLoopback: true}, nil},
 		{"flag on localhost", server.HTTPOptions{Addr: "localhost:0", AllowUnauthenticatedLoopback: true}, nil},
 		{"flag on ::1", server.HTTPOptions{Addr: "[::1]:7777", AllowUnauthenticatedLoopback: true}, nil},
@@ -328,7 +236,7 @@ func TestNewHTTPHandler_FailsClosed(t *testing.T) {
 		case c.want != nil && h != nil:
 			t.Errorf("%s: a handler despite the error", c.name)
 		}
-		if errors.Is(err, server.ErrNoTokens) && !strings.Contains(err.Error(), "norn token add NAME") {
+		if errors.Is(err, auth.ErrNoTokens) && !strings.Contains(err.Error(), "norn token add NAME") {
 			t.Errorf("%s: the error does not say how to fix it: %v", c.name, err)
 		}
 	}
@@ -340,15 +248,15 @@ var errAny = errors.New("any error")
 // is the local agent (read, write); a request with a bad token is still refused.
 func TestHTTPHandler_UnauthenticatedLoopback(t *testing.T) {
 	url, _ := serveHTTP(t, server.HTTPOptions{AllowUnauthenticatedLoopback: true})
-	c, err := dial(t, url, nil, false)
+	c, err := testmcp.Dial(t, url, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := callWhoami(t, c)
-	if err != nil || w.Name != server.LocalAgentName || w.Owner || !slices.Equal(w.Scopes, []server.Scope{server.ScopeRead, server.ScopeWrite}) {
+	if err != nil || w.Name != server.LocalAgentName || w.Owner || !slices.Equal(w.Scopes, []auth.Scope{auth.ScopeRead, auth.ScopeWrite}) {
 		t.Fatalf("whoami: %+v %v", w, err)
 	}
-	if resp, _ := rawPost(t, url, bearer("norn_bad"), initializeBody); resp.StatusCode != http.StatusUnauthorized {
+	if resp, _ := testmcp.RawPost(t, url, testmcp.Bearer("norn_bad"), testmcp.InitializeBody); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("bad token with the flag: %d", resp.StatusCode)
 	}
 }
@@ -360,7 +268,7 @@ func TestHTTPHandler_SessionBoundToPrincipal(t *testing.T) {
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
 
 	// With the real client: mallory takes alice's session id.
-	alice, err := dial(t, url, bearer(secret["alice"]), true)
+	alice, err := testmcp.Dial(t, url, testmcp.Bearer(secret["alice"]), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +276,7 @@ func TestHTTPHandler_SessionBoundToPrincipal(t *testing.T) {
 	if sid == "" {
 		t.Fatal("legacy initialize gave no session id")
 	}
-	thief, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(bearer(secret["mallory"])), transport.WithSession(sid))
+	thief, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(testmcp.Bearer(secret["mallory"])), transport.WithSession(sid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +284,7 @@ func TestHTTPHandler_SessionBoundToPrincipal(t *testing.T) {
 	if err := thief.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := thief.ListTools(context.Background(), mcp.ListToolsRequest{}); err == nil {
+	if _, err := thief.ListTools(context.Background(), mcpgo.ListToolsRequest{}); err == nil {
 		t.Fatal("another principal used alice's session")
 	}
 	if w, err := callWhoami(t, alice); err != nil || w.Name != "alice" {
@@ -388,31 +296,31 @@ func TestHTTPHandler_SessionBoundToPrincipal(t *testing.T) {
 	hdr := func(who, session string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + secret[who], "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
 	}
-	if resp, body := rawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusOK || !strings.Contains(body, "whoami") {
+	if resp, body := testmcp.RawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusOK || !strings.Contains(body, "whoami") {
 		t.Fatalf("owner: %d %s", resp.StatusCode, body)
 	}
 	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		resp, body := rawDo(t, m, url, hdr("mallory", sid), strings.NewReader(list))
-		if resp.StatusCode != http.StatusForbidden || errorCode(t, body) != "session_forbidden" {
+		resp, body := testmcp.RawDo(t, m, url, hdr("mallory", sid), strings.NewReader(list))
+		if resp.StatusCode != http.StatusForbidden || testmcp.ErrorCode(t, body) != "session_forbidden" {
 			t.Errorf("%s with another's session: %d %s", m, resp.StatusCode, body)
 		}
 	}
-	if resp, body := rawPost(t, url, hdr("alice", "mcp-session-00000000-0000-0000-0000-000000000000"), list); resp.StatusCode != http.StatusNotFound || errorCode(t, body) != "unknown_session" {
+	if resp, body := testmcp.RawPost(t, url, hdr("alice", "mcp-session-00000000-0000-0000-0000-000000000000"), list); resp.StatusCode != http.StatusNotFound || testmcp.ErrorCode(t, body) != "unknown_session" {
 		t.Fatalf("unknown session: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := rawDo(t, http.MethodDelete, url, hdr("alice", sid), nil); resp.StatusCode != http.StatusOK {
+	if resp, _ := testmcp.RawDo(t, http.MethodDelete, url, hdr("alice", sid), nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("delete by owner: %d", resp.StatusCode)
 	}
-	if resp, _ := rawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := testmcp.RawPost(t, url, hdr("alice", sid), list); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("ended session: %d", resp.StatusCode)
 	}
 	// A session made by a raw initialize is bound too.
-	resp, _ := rawPost(t, url, bearer(secret["mallory"]), initializeBody)
+	resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secret["mallory"]), testmcp.InitializeBody)
 	msid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || msid == "" {
 		t.Fatalf("raw initialize: %d %q", resp.StatusCode, msid)
 	}
-	if resp, _ := rawPost(t, url, hdr("alice", msid), list); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := testmcp.RawPost(t, url, hdr("alice", msid), list); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("alice on mallory's session: %d", resp.StatusCode)
 	}
 }
@@ -442,19 +350,19 @@ func TestHTTPHandler_DNSRebinding(t *testing.T) {
 		if c.origin != "" {
 			hdr["Origin"] = c.origin
 		}
-		resp, body := rawPost(t, url, hdr, initializeBody)
+		resp, body := testmcp.RawPost(t, url, hdr, testmcp.InitializeBody)
 		if resp.StatusCode != c.want {
 			t.Errorf("Host %q Origin %q: %d, want %d (%s)", c.host, c.origin, resp.StatusCode, c.want, body)
 			continue
 		}
-		if c.code != "" && errorCode(t, body) != c.code {
+		if c.code != "" && testmcp.ErrorCode(t, body) != c.code {
 			t.Errorf("Host %q Origin %q: %s", c.host, c.origin, body)
 		}
 	}
 	// A token does not get a foreign Host through.
 	tok, secret := withTokens(t, "a")
 	url2, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
-	if resp, _ := rawPost(t, url2, map[string]string{"Host": "evil.example.com", "Authorization": "Bearer " + secret["a"]}, initializeBody); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := testmcp.RawPost(t, url2, map[string]string{"Host": "evil.example.com", "Authorization": "Bearer " + secret["a"]}, testmcp.InitializeBody); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign host with a token: %d", resp.StatusCode)
 	}
 }
@@ -465,26 +373,26 @@ func TestHTTPHandler_BodyLimit(t *testing.T) {
 	tok, secret := withTokens(t, "a")
 	url, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok, MaxBodyBytes: 1024})
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`
-	resp, body := rawPost(t, url, bearer(secret["a"]), big)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || errorCode(t, body) != "body_too_large" {
+	resp, body := testmcp.RawPost(t, url, testmcp.Bearer(secret["a"]), big)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || testmcp.ErrorCode(t, body) != "body_too_large" {
 		t.Fatalf("sized: %d %s", resp.StatusCode, body)
 	}
 	// No Content-Length: a reader of unknown length is sent chunked.
-	resp, _ = rawDo(t, http.MethodPost, url, bearer(secret["a"]), io.MultiReader(strings.NewReader(big)))
+	resp, _ = testmcp.RawDo(t, http.MethodPost, url, testmcp.Bearer(secret["a"]), io.MultiReader(strings.NewReader(big)))
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("chunked: %d", resp.StatusCode)
 	}
-	if resp, _ := rawPost(t, url, bearer(secret["a"]), initializeBody); resp.StatusCode != http.StatusOK {
+	if resp, _ := testmcp.RawPost(t, url, testmcp.Bearer(secret["a"]), testmcp.InitializeBody); resp.StatusCode != http.StatusOK {
 		t.Fatalf("small body: %d", resp.StatusCode)
 	}
 	// Unauthenticated big bodies are refused as unauthorized, never read.
-	if resp, _ := rawPost(t, url, nil, big); resp.StatusCode != http.StatusUnauthorized {
+	if resp, _ := testmcp.RawPost(t, url, nil, big); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("unauthenticated big body: %d", resp.StatusCode)
 	}
 
 	url4, _ := serveHTTP(t, server.HTTPOptions{Tokens: tok})
 	huge := bytes.Repeat([]byte("x"), server.DefaultMaxBodyBytes+1)
-	if resp, _ := rawDo(t, http.MethodPost, url4, bearer(secret["a"]), bytes.NewReader(huge)); resp.StatusCode != http.StatusRequestEntityTooLarge {
+	if resp, _ := testmcp.RawDo(t, http.MethodPost, url4, testmcp.Bearer(secret["a"]), bytes.NewReader(huge)); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("default limit: %d", resp.StatusCode)
 	}
 }
@@ -494,10 +402,10 @@ func TestHTTPHandler_BodyLimit(t *testing.T) {
 func TestServeStdio(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := server.Principal{Name: "owner", Owner: true, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate}}
+	p := auth.Principal{Name: "owner", Owner: true, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate}}
 	done := make(chan error, 1)
 	go func() {
-		done <- server.ServeStdio(context.Background(), echoMCP(), p, inR, outW, server.StdioOptions{})
+		done <- mcp.ServeStdio(context.Background(), echoMCP(), p, inR, outW, mcp.StdioOptions{})
 		outW.Close()
 	}()
 	c := client.NewClient(transport.NewIO(outR, inW, nil))
@@ -505,8 +413,8 @@ func TestServeStdio(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "norn-test", Version: "0"}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "norn-test", Version: "0"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -550,19 +458,19 @@ func (r *responseRecorder) RoundTrip(req *http.Request) (*http.Response, error) 
 // before it answers) still streams, and the client gets its answer.
 func TestHTTPHandler_JSONResponsesCarryLength(t *testing.T) {
 	tok, secrets := withTokens(t, "agent")
-	url, _ := serveMCPHTTP(t, padMCP(), server.HTTPOptions{Tokens: tok})
+	url, _ := testmcp.ServeMCPHTTP(t, padMCP(), server.HTTPOptions{Tokens: tok})
 	for _, legacy := range []bool{false, true} {
 		rec := &responseRecorder{}
-		c, err := dial(t, url, bearer(secrets["agent"]), legacy, transport.WithHTTPBasicClient(&http.Client{Transport: rec}))
+		c, err := testmcp.Dial(t, url, testmcp.Bearer(secrets["agent"]), legacy, transport.WithHTTPBasicClient(&http.Client{Transport: rec}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, notify := range []bool{false, false, true} {
-			res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "pad", Arguments: map[string]any{"notify": notify}}})
+			res, err := c.CallTool(context.Background(), mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "pad", Arguments: map[string]any{"notify": notify}}})
 			if err != nil {
 				t.Fatalf("legacy %v, notify %v: %v", legacy, notify, err)
 			}
-			if text, _ := mcp.AsTextContent(res.Content[0]); res.IsError || text == nil || len(text.Text) != 16<<10 {
+			if text, _ := mcpgo.AsTextContent(res.Content[0]); res.IsError || text == nil || len(text.Text) != 16<<10 {
 				t.Fatalf("legacy %v, notify %v: %+v", legacy, notify, res)
 			}
 		}
@@ -610,7 +518,7 @@ func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
 		{"PUT", http.MethodPut, nil, list, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{"PATCH", http.MethodPatch, nil, list, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{"OPTIONS", http.MethodOptions, nil, "", http.StatusMethodNotAllowed, "method_not_allowed"},
-		{"wrong Content-Type", http.MethodPost, map[string]string{"Content-Type": "text/plain"}, initializeBody, http.StatusBadRequest, "bad_content_type"},
+		{"wrong Content-Type", http.MethodPost, map[string]string{"Content-Type": "text/plain"}, testmcp.InitializeBody, http.StatusBadRequest, "bad_content_type"},
 		{"unknown session id", http.MethodPost, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "x"}, list, http.StatusNotFound, "unknown_session"},
 		{"GET under the stateless protocol", http.MethodGet, map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, "", http.StatusMethodNotAllowed, "method_not_allowed"},
 		{"DELETE under the stateless protocol", http.MethodDelete, map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, "", http.StatusMethodNotAllowed, "method_not_allowed"},
@@ -619,12 +527,12 @@ func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
 		for k, v := range c.hdr {
 			hdr[k] = v
 		}
-		resp, body := rawDo(t, c.method, url, hdr, strings.NewReader(c.body))
+		resp, body := testmcp.RawDo(t, c.method, url, hdr, strings.NewReader(c.body))
 		if resp.StatusCode != c.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("%s: %d %q %s, want %d JSON", c.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, c.status)
 			continue
 		}
-		if got := errorCode(t, body); got != c.code {
+		if got := testmcp.ErrorCode(t, body); got != c.code {
 			t.Errorf("%s: error %q, want %q (%s)", c.name, got, c.code, body)
 		}
 		if c.status == http.StatusMethodNotAllowed && !strings.Contains(resp.Header.Get("Allow"), "POST") {
@@ -632,11 +540,11 @@ func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
 		}
 	}
 	// An unknown protocol version in a session is refused as JSON too.
-	resp, _ := rawPost(t, url, map[string]string{"Authorization": auth}, initializeBody)
+	resp, _ := testmcp.RawPost(t, url, map[string]string{"Authorization": auth}, testmcp.InitializeBody)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	legacy := map[string]string{"Authorization": auth, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
-	resp, body := rawPost(t, url, map[string]string{"Authorization": auth, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "1999-01-01"}, list)
-	if resp.StatusCode != http.StatusBadRequest || errorCode(t, body) != "unsupported_protocol_version" {
+	resp, body := testmcp.RawPost(t, url, map[string]string{"Authorization": auth, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "1999-01-01"}, list)
+	if resp.StatusCode != http.StatusBadRequest || testmcp.ErrorCode(t, body) != "unsupported_protocol_version" {
 		t.Fatalf("unknown protocol version: %d %s", resp.StatusCode, body)
 	}
 
@@ -672,7 +580,7 @@ func TestHTTPHandler_RefusalsAreJSON(t *testing.T) {
 		{"unknown method, stateless", withHeader(stateless("Mcp-Name"), "Mcp-Method", "foo/bar"), `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{` + meta[1:] + `}}`, http.StatusNotFound, -32601},
 		{"unknown method, in a session", legacy, `{"jsonrpc":"2.0","id":7,"method":"foo/bar"}`, http.StatusOK, -32601},
 	} {
-		resp, body := rawPost(t, url, c.hdr, c.body)
+		resp, body := testmcp.RawPost(t, url, c.hdr, c.body)
 		var m struct {
 			Result json.RawMessage
 			Error  *struct{ Code int }
@@ -741,14 +649,14 @@ func TestHTTPHandler_GetDeleteNeedSession(t *testing.T) {
 				t.Errorf("%s without a session, %s: %d %q %s, want %d JSON", m, c.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, c.status)
 				continue
 			}
-			if got := errorCode(t, body); got != c.code {
+			if got := testmcp.ErrorCode(t, body); got != c.code {
 				t.Errorf("%s without a session, %s: error %q, want %q (%s)", m, c.name, got, c.code, body)
 			}
 		}
 	}
 
 	// With its session, DELETE ends it (and a GET of an ended one is unknown).
-	resp, _ := rawPost(t, url, map[string]string{"Authorization": auth}, initializeBody)
+	resp, _ := testmcp.RawPost(t, url, map[string]string{"Authorization": auth}, testmcp.InitializeBody)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %q", resp.StatusCode, sid)
@@ -757,7 +665,7 @@ func TestHTTPHandler_GetDeleteNeedSession(t *testing.T) {
 	if resp, body := do(http.MethodDelete, hdr); resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE with its session: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := do(http.MethodGet, hdr); resp.StatusCode != http.StatusNotFound || errorCode(t, body) != "unknown_session" {
+	if resp, body := do(http.MethodGet, hdr); resp.StatusCode != http.StatusNotFound || testmcp.ErrorCode(t, body) != "unknown_session" {
 		t.Fatalf("GET with an ended session: %d %s", resp.StatusCode, body)
 	}
 }

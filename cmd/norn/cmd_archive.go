@@ -5,11 +5,11 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runArchive archives a note and lists the links other notes have to it, which
-// the archive leaves dangling (server.ArchiveNote).
+// the archive leaves dangling (vault.Vault.ArchiveNote).
 func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("archive", g)
 	var w writer
@@ -28,13 +28,13 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
+	defer v.Close()
 	p, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}
-	tx := w.tx(v.Vault, repo.OpArchive)
-	res, err := v.ArchiveNote(ctx, server.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),
+	tx := w.tx(v, repo.OpArchive)
+	res, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/norn-vault/norn/bench/metric"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/rerank"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runBench(ctx context.Context, e *env, g *globals, args []string) error {
@@ -79,7 +79,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	rep, err := bench.Search(ctx, bench.Options{
 		Notes: notesDir, QueriesPath: queriesPath, Queries: queries, Qrels: judged, Keep: *keep,
 		FTS5Script: script, FTS5Skip: fts5Skip, Logger: logger(e, g),
-		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *server.Settings) *server.Indexer {
+		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer {
 			return openIndexer(ctx, e, g, v, s)
 		},
 		Progress: func(s bench.Stage, r *bench.Report) { printBenchProgress(e.stderr, s, r) },

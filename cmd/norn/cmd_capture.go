@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
-// runCapture appends a quick thought to today's inbox note (server.Capture): the
+// runCapture appends a quick thought to today's inbox note (vault.Vault.Capture): the
 // arguments joined by spaces, or stdin when there are none.
 func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("capture", g)
@@ -37,12 +37,12 @@ func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
-	tx := w.tx(v.Vault, repo.OpCapture)
+	defer v.Close()
+	tx := w.tx(v, repo.OpCapture)
 	if tx.Message != "" {
 		return usagef("capture writes its own commit subject: drop --message")
 	}
-	res, err := v.Capture(ctx, server.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry})
+	res, err := v.Capture(ctx, vault.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/sync/remote"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runClone makes a working vault from a remote: clone (remote "origin", the branch
@@ -36,10 +36,10 @@ func runClone(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	settings := server.NewSettings()
+	settings := vault.NewSettings()
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
 		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
-		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
+		Seed:    map[string][]byte{string(vault.ConfigPath): []byte(defaultConfig)},
 	})
 	if err != nil {
 		return fmt.Errorf("clone: the repository is cloned in %s but could not be opened as a vault: %w", dir, err)

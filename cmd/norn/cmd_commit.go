@@ -27,7 +27,7 @@ func runCommit(ctx context.Context, e *env, g *globals, args []string) error {
 			if err != nil {
 				return err
 			}
-			return printJSON(e, map[string]any{"commit": nil, "parent": head.String(), "changes": []any{}})
+			return printJSON(e, map[string]any{"commit": nil, "parent": string(head), "changes": []any{}})
 		}
 		fmt.Fprintln(e.stdout, "nothing to commit: the working tree matches HEAD")
 		return nil

@@ -12,7 +12,7 @@ import (
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // machineChecks are doctor's findings about this machine's settings: machine.yaml
@@ -34,7 +34,7 @@ func machineChecks(e *env, gitDir string, ignored []config.Warning) []check {
 	}
 	return append(cs, check{"config-machine-keys", "warn", fmt.Sprintf(
 		"%s names per-machine settings, ignored: %s; move them to %s or the environment and remove them from the committed file",
-		server.ConfigPath, strings.Join(keys, ", "), machinePath(gitDir))})
+		vault.ConfigPath, strings.Join(keys, ", "), machinePath(gitDir))})
 }
 
 // check is one finding of `norn doctor`.
@@ -119,7 +119,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := doctorGates(ctx, v, gates, &rep, *maxWarn); err != nil {
 		return err
 	}
-	doctorIndex(ctx, e, g, v, settings, &rep)
+	doctorIndex(ctx, v, &rep)
 
 	failed := false
 	for _, c := range rep.Checks {
@@ -136,7 +136,7 @@ func runDoctor(ctx context.Context, e *env, g *globals, args []string) error {
 
 // doctorGates lints every note and every path, adding warnings to rep and the
 // portable-paths and gates checks.
-func doctorGates(ctx context.Context, v *repo.Vault, gates *hooks.Gates, rep *doctorReport, maxWarn int) error {
+func doctorGates(ctx context.Context, v *vault.Vault, gates *hooks.Gates, rep *doctorReport, maxWarn int) error {
 	add := rep.add
 	// Gates over every note, as warnings.
 	files, _, err := v.Files(ctx, "")
@@ -186,15 +186,15 @@ func doctorGates(ctx context.Context, v *repo.Vault, gates *hooks.Gates, rep *do
 }
 
 // doctorIndex checks the search index (and rebuilds it when damaged).
-func doctorIndex(ctx context.Context, e *env, g *globals, v *repo.Vault, settings *server.Settings, rep *doctorReport) {
+func doctorIndex(ctx context.Context, v *vault.Vault, rep *doctorReport) {
 	add := rep.add
-	x := openIndexer(ctx, e, g, v, settings)
+	x := v.Index
 	commit, problem := x.Status()
 	verr := x.Verify(ctx) // damage starts a rebuild, which Close waits for
 	x.Close()
 	switch {
 	case errors.Is(verr, graph.ErrCorrupt):
-		after := openIndexer(ctx, e, g, v, settings)
+		after := v.OpenIndexer(ctx)
 		if c, p := after.Status(); p == "" && c == string(v.Head()) {
 			add("index", "warn", fmt.Sprintf("was damaged (%v): rebuilt from HEAD", verr))
 		} else {

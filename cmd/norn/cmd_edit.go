@@ -7,10 +7,10 @@ import (
 	"io"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
-// runEdit changes part of a note in one commit (server.EditNote): append,
+// runEdit changes part of a note in one commit (vault.Vault.EditNote): append,
 // prepend, replace_section or find_replace. Content not given with --content is
 // read from stdin, for the ops that take it.
 func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
@@ -32,8 +32,8 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	text := *content
-	switch server.EditOp(*op) {
-	case server.EditAppend, server.EditPrepend, server.EditReplaceSection:
+	switch vault.EditOp(*op) {
+	case vault.EditAppend, vault.EditPrepend, vault.EditReplaceSection:
 	default:
 		given["content"] = true // find_replace takes none; a bad op is refused below
 	}
@@ -51,16 +51,16 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
-	tx := w.tx(v.Vault, repo.OpEdit)
+	defer v.Close()
+	tx := w.tx(v, repo.OpEdit)
 	p, section, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}
-	if *heading == "" && server.EditOp(*op) == server.EditReplaceSection {
+	if *heading == "" && vault.EditOp(*op) == vault.EditReplaceSection {
 		*heading = section // "[[Note#Heading]]"
 	}
-	res, err := v.EditNote(ctx, server.EditRequest{Path: p, Op: server.EditOp(*op), ExpectedRevision: repo.Revision(*expected),
+	res, err := v.EditNote(ctx, vault.EditRequest{Path: p, Op: vault.EditOp(*op), ExpectedRevision: repo.Revision(*expected),
 		Content: text, Heading: *heading, Find: *find, Replace: *replace, Count: *count,
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {

@@ -10,11 +10,12 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // openGraphVault opens the vault with its index, for the graph commands.
-func openGraphVault(ctx context.Context, e *env, g *globals) (*server.Vault, error) {
-	return server.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g)})
+func openGraphVault(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
+	return vault.Open(ctx, vaultDir(e, g), vault.Options{Repo: repo.Options{Logger: logger(e, g)}})
 }
 
 func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) error {
@@ -72,15 +73,15 @@ func runNeighborhood(ctx context.Context, e *env, g *globals, args []string) err
 }
 
 func runHubs(ctx context.Context, e *env, g *globals, args []string) error {
-	return runNodeList(ctx, e, g, args, "hubs", (*server.Vault).Hubs)
+	return runNodeList(ctx, e, g, args, "hubs", (*vault.Vault).Hubs)
 }
 
 func runOrphans(ctx context.Context, e *env, g *globals, args []string) error {
-	return runNodeList(ctx, e, g, args, "orphans", (*server.Vault).Orphans)
+	return runNodeList(ctx, e, g, args, "orphans", (*vault.Vault).Orphans)
 }
 
 func runNodeList(ctx context.Context, e *env, g *globals, args []string, name string,
-	query func(*server.Vault, context.Context, int, int) (*graph.NodeList, error)) error {
+	query func(*vault.Vault, context.Context, int, int) (*graph.NodeList, error)) error {
 	fs := newFlags(name, g)
 	limit := fs.Int("limit", 20, "at most this many notes, 1..1000")
 	offset := fs.Int("offset", 0, "skip this many (the next_offset of the previous page)")

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // defaultConfig seeds a new vault's .norn/config.yaml; docs/config.md lists every key.
@@ -30,7 +30,7 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(args) == 1 {
 		dir = args[0]
 	}
-	settings := server.NewSettings()
+	settings := vault.NewSettings()
 	// A folder Obsidian opened gets .gitignore lines for its per-device state in
 	// the first commit (docs/cli.md, "init"); a repository with history is left
 	// alone.
@@ -46,7 +46,7 @@ func runInit(ctx context.Context, e *env, g *globals, args []string) error {
 	v, res, err := repo.Init(ctx, dir, repo.InitOptions{
 		Options: repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate},
 		Branch:  branch,
-		Seed:    map[string][]byte{string(server.ConfigPath): []byte(defaultConfig)},
+		Seed:    map[string][]byte{string(vault.ConfigPath): []byte(defaultConfig)},
 		Amend:   amend,
 	})
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runLink(ctx context.Context, e *env, g *globals, args []string) error {
@@ -39,15 +39,15 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
+	defer v.Close()
 	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}
-	tx := w.tx(v.Vault, repo.OpLink)
-	r := server.EdgeRequest{From: from, To: args[1], Type: *typ, Why: *why,
+	tx := w.tx(v, repo.OpLink)
+	r := vault.EdgeRequest{From: from, To: args[1], Type: *typ, Why: *why,
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, DryRun: *dry, Message: tx.Message}
-	var res *server.EdgeResult
+	var res *vault.EdgeResult
 	if name == "link" {
 		res, err = v.LinkNotes(ctx, r)
 	} else {
@@ -74,15 +74,12 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	return verdict
 }
 
-// openWired opens the vault with its gates as a server.Vault, without the search
-// index: a CLI process writes, and the next `norn search` catches the index up.
-// Close it with v.Vault.Close.
-func openWired(ctx context.Context, e *env, g *globals) (*server.Vault, error) {
-	rv, settings, err := openVault(ctx, e, g)
-	if err != nil {
-		return nil, err
-	}
-	return &server.Vault{Vault: rv, Settings: settings}, nil
+// openWired opens the vault with its gates and its search index closed
+// (openVault): a CLI process writes, and the next `norn search` catches the index
+// up.
+func openWired(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
+	v, _, err := openVault(ctx, e, g)
+	return v, err
 }
 
 // printMutation prints a mutation's result as JSON with extra top-level fields,

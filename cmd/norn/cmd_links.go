@@ -6,6 +6,7 @@ import (
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
@@ -28,7 +29,7 @@ func runLinks(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	l, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "links", Note: p, Limit: *limit},
-		func() (*server.Links, error) { return server.NoteLinks(ctx, v, p, *limit) })
+		func() (*vault.Links, error) { return vault.NoteLinks(ctx, v, p, *limit) })
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("limit", *limit, 1, 10000); err != nil {
 		return err
 	}
-	v, settings, err := openVault(ctx, e, g)
+	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(args) == 1 {
 		// A name resolves at HEAD; a path no longer there (archived, moved) keeps
 		// its history.
-		if p, err = noteArgOrPath(ctx, e, g, wired(v, settings), args[0]); err != nil {
+		if p, err = noteArgOrPath(ctx, e, g, v, args[0]); err != nil {
 			return err
 		}
 	}

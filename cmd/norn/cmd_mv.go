@@ -6,11 +6,11 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runMv moves a note and rewrites every link to it in the same commit
-// (server.MoveNote).
+// (vault.Vault.MoveNote).
 func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("mv", g)
 	var w writer
@@ -25,14 +25,14 @@ func runMv(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer v.Vault.Close()
+	defer v.Close()
 	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
 		return refusedDryRun(e, g, *dry, err)
 	}
 	to := note.Path(args[1])
-	tx := w.tx(v.Vault, repo.OpMove)
-	res, err := v.MoveNote(ctx, server.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(*expected),
+	tx := w.tx(v, repo.OpMove)
+	res, err := v.MoveNote(ctx, vault.MoveRequest{From: from, To: to, ExpectedRevision: repo.Revision(*expected),
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
 		return refusedDryRun(e, g, *dry, err)

@@ -15,7 +15,7 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	rv, settings, err := openVault(ctx, e, g)
+	rv, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	// name resolves at HEAD.
 	p, heading := note.Path(args[0]), ""
 	if *at == "" || repo.ValidPath(args[0]) != nil {
-		if p, heading, err = noteArg(ctx, e, g, wired(rv, settings), args[0]); err != nil {
+		if p, heading, err = noteArg(ctx, e, g, rv, args[0]); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
@@ -15,13 +16,12 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
 	}
-	v, settings, err := openVault(ctx, e, g)
+	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	x := openIndexer(ctx, e, g, v, settings)
-	defer x.Close()
+	x := v.Index
 	start := time.Now()
 	if x.Locked() {
 		return reindexByServer(ctx, e, g, v.GitDir(), start)
@@ -35,7 +35,7 @@ func runReindex(ctx context.Context, e *env, g *globals, args []string) error {
 
 // rebuildWithBar rebuilds the index from HEAD, drawing a progress bar on stderr
 // when it is a terminal.
-func rebuildWithBar(ctx context.Context, e *env, x *server.Indexer) error {
+func rebuildWithBar(ctx context.Context, e *env, x *vault.Indexer) error {
 	tty := isTerminal(e.stderr)
 	last := time.Time{}
 	drawn, lastTotal := false, 0
@@ -73,7 +73,7 @@ func reindexByServer(ctx context.Context, e *env, g *globals, gitDir string, sta
 	err := server.AskLocal(ctx, gitDir, server.Query{Op: "rebuild"}, &a)
 	if errors.Is(err, server.ErrNoLocalServer) {
 		return fmt.Errorf("%w: another process (a norn serve, or a norn command) holds the index and keeps it current; "+
-			"to rebuild it, stop that process (Ctrl-C in its terminal) and run norn reindex again", server.ErrIndexUnavailable)
+			"to rebuild it, stop that process (Ctrl-C in its terminal) and run norn reindex again", vault.ErrIndexUnavailable)
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // searchHit is one result as `norn search --json` prints it.
@@ -26,7 +27,7 @@ type searchHit struct {
 
 type searchJSON struct {
 	ID string `json:"id,omitempty"`
-	*server.SearchResponse
+	*vault.SearchResponse
 	Results []searchHit `json:"results"`
 	Error   string      `json:"error,omitempty"`
 }
@@ -58,21 +59,20 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 			return fmt.Errorf("--folder %q: %w", *folder, err)
 		}
 	}
-	v, settings, err := openVault(ctx, e, g)
+	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	x := openIndexer(ctx, e, g, v, settings)
-	defer x.Close()
+	x := v.Index
 	if err := x.CatchUp(ctx); err != nil {
 		logger(e, g).Warn("catch up index", "err", err)
 	}
 	a := newAsker(e, g, v.GitDir(), x)
-	search := func(r server.SearchRequest) (*server.SearchResponse, error) {
-		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*server.SearchResponse, error) { return x.Search(ctx, r) })
+	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) {
+		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return x.Search(ctx, r) })
 	}
-	req := server.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal}
+	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
 		resp, err := search(req)
@@ -134,7 +134,7 @@ func queryError(err error) error {
 	return err
 }
 
-func toJSON(id string, resp *server.SearchResponse) searchJSON {
+func toJSON(id string, resp *vault.SearchResponse) searchJSON {
 	out := searchJSON{ID: id, SearchResponse: resp, Results: []searchHit{}}
 	for _, h := range resp.Hits {
 		out.Results = append(out.Results, searchHit{Path: string(h.Path), Title: h.Title, Score: h.Score, Line: h.Line, Snippet: h.Snippet, Section: h.Section})
@@ -142,7 +142,7 @@ func toJSON(id string, resp *server.SearchResponse) searchJSON {
 	return out
 }
 
-func printHits(e *env, resp *server.SearchResponse) {
+func printHits(e *env, resp *vault.SearchResponse) {
 	stale := ""
 	if resp.IndexStale {
 		stale = ", index stale"

@@ -15,7 +15,10 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/mcp"
 	"github.com/norn-vault/norn/sync/feed"
+	"github.com/norn-vault/norn/vault"
 )
 
 // shutdownGrace bounds how long `norn serve` waits for in-flight requests when told
@@ -27,7 +30,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	stdio := fs.Bool("stdio", false, "serve one agent over stdin/stdout")
 	var addr, agent string
 	fs.Var(checkedString{&addr, nonEmpty}, "http", "serve streamable HTTP on this address, e.g. 127.0.0.1:7777")
-	fs.Var(checkedString{&agent, server.ValidPrincipalName}, "agent", "with --stdio: act as this agent (scopes read,write) instead of the vault owner; a token name's rules")
+	fs.Var(checkedString{&agent, auth.ValidPrincipalName}, "agent", "with --stdio: act as this agent (scopes read,write) instead of the vault owner; a token name's rules")
 	maintenance := fs.Bool("maintenance", false, "with --stdio: add the maintenance scope (may change protected blocks)")
 	anon := fs.Bool("allow-unauthenticated-loopback", false, "with --http on a loopback address: serve requests without a token as the local agent (read,write)")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "with --http: how many requests one principal may have running at once (more are answered 429; listening streams are counted apart)")
@@ -36,7 +39,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	log := logger(e, g)
-	v, err := server.Open(ctx, vaultDir(e, g), repo.Options{Logger: log})
+	v, err := vault.Open(ctx, vaultDir(e, g), vault.Options{Repo: repo.Options{Logger: log}})
 	if err != nil {
 		return err
 	}
@@ -67,7 +70,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	var wg sync.WaitGroup
 	wg.Go(v.Index.LoadLinks) // the index opened without its link graph; read it now
 	wg.Go(func() {
-		(&server.Maintainer{Vault: v.Vault, Settings: v.Settings, Index: v.Index, Logger: log}).Run(mctx)
+		(&vault.Maintainer{Vault: v, Logger: log}).Run(mctx)
 	})
 	defer wg.Wait()
 	defer stopMaint()
@@ -79,29 +82,29 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		defer l.Close()
 	}
 
-	mcp := server.NewMCPServer(v, server.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
+	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate})
 
 	if *stdio {
-		p := server.Principal{Name: agent, Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite}}
+		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
 		if agent == "" {
 			o := v.Owner()
-			p = server.Principal{Name: o.Name, Email: o.Email, Owner: true,
-				Scopes: []server.Scope{server.ScopeRead, server.ScopeWrite, server.ScopePrivate, server.ScopeAdmin}}
+			p = auth.Principal{Name: o.Name, Email: o.Email, Owner: true,
+				Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate, auth.ScopeAdmin}}
 		}
 		if *maintenance {
-			p.Scopes = append(p.Scopes, server.ScopeMaintenance)
+			p.Scopes = append(p.Scopes, auth.ScopeMaintenance)
 		}
 		log.Info("serving MCP on stdio", "vault", v.Dir(), "principal", p.Name, "owner", p.Owner)
-		return server.ServeStdio(ctx, mcp, p, e.stdin, e.stdout, server.StdioOptions{Logger: log, Grace: shutdownGrace})
+		return mcp.ServeStdio(ctx, srv, p, e.stdin, e.stdout, mcp.StdioOptions{Logger: log, Grace: shutdownGrace})
 	}
 
-	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), log)
-	h, err := server.NewHTTPHandler(mcp, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon,
+	tokens := auth.OpenTokens(auth.TokensPath(v.GitDir()), log)
+	h, err := server.NewHTTPHandler(srv, server.HTTPOptions{Addr: addr, Tokens: tokens, AllowUnauthenticatedLoopback: *anon,
 		MaxConcurrent: *maxConcurrent, Logger: log})
 	if err != nil {
 		return err
 	}
-	hub := feed.New(v.Vault, feed.Options{Logger: log})
+	hub := feed.New(v, feed.Options{Logger: log})
 	defer hub.Close() // before the vault closes: ends every feed connection
 	h.MountFeed(v, hub)
 	ln, err := net.Listen("tcp", addr)

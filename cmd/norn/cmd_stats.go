@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runStats(ctx context.Context, e *env, g *globals, args []string) error {
@@ -26,7 +27,7 @@ func runStats(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close()
 	st, err := ask(ctx, newAsker(e, g, v.GitDir(), v.Index), server.Query{Op: "stats", Limit: *limit, Offset: *offset},
-		func() (*server.Stats, error) { return server.VaultStats(ctx, v, *limit, *offset) })
+		func() (*vault.Stats, error) { return vault.VaultStats(ctx, v, *limit, *offset) })
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func runStats(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	for _, t := range []struct {
 		name        string
-		rows        []server.Count
+		rows        []vault.Count
 		total, next int
 	}{{"folders", st.Folders, st.FoldersTotal, st.FoldersNextOffset}, {"tags", st.Tags, st.TagsTotal, st.TagsNextOffset},
 		{"edge types", st.EdgeTypes, st.EdgeTypesTotal, st.EdgeTypesNextOffset}} {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
+	"github.com/norn-vault/norn/vault"
 )
 
 // runSync syncs the vault with one remote (remote.Remotes.Sync).
@@ -48,7 +48,7 @@ func runSync(ctx context.Context, e *env, g *globals, args []string) error {
 }
 
 // openRemotes opens the vault and its remotes with this machine's credentials.
-func openRemotes(ctx context.Context, e *env, g *globals) (*repo.Vault, *remote.Remotes, error) {
+func openRemotes(ctx context.Context, e *env, g *globals) (*vault.Vault, *remote.Remotes, error) {
 	v, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return nil, nil, err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 func runToken(ctx context.Context, e *env, g *globals, args []string) error {
@@ -21,13 +21,13 @@ func runToken(ctx context.Context, e *env, g *globals, args []string) error {
 		return usagef("missing subcommand: add, list or revoke")
 	}
 	sub, pos := pos[0], pos[1:]
-	var scopes []server.Scope
+	var scopes []auth.Scope
 	switch sub {
 	case "add":
 		if err := wantArgs(pos, 1, 1); err != nil {
 			return err
 		}
-		if err := server.ValidPrincipalName(pos[0]); err != nil {
+		if err := auth.ValidPrincipalName(pos[0]); err != nil {
 			return usagef("token name: %v", err)
 		}
 		if scopes, err = parseScopes(*scopesFlag); err != nil {
@@ -54,7 +54,7 @@ func runToken(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	tokens := server.OpenTokens(server.TokensPath(v.GitDir()), logger(e, g))
+	tokens := auth.OpenTokens(auth.TokensPath(v.GitDir()), logger(e, g))
 	v.Close() // only the path was needed
 
 	switch sub {
@@ -89,7 +89,7 @@ func runToken(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	if g.json {
 		if list == nil {
-			list = []server.TokenInfo{}
+			list = []auth.TokenInfo{}
 		}
 		return printJSON(e, map[string]any{"tokens": list})
 	}
@@ -106,17 +106,17 @@ func runToken(ctx context.Context, e *env, g *globals, args []string) error {
 }
 
 // parseScopes parses --scopes: comma-separated scope names, at least one.
-func parseScopes(s string) ([]server.Scope, error) {
-	var out []server.Scope
+func parseScopes(s string) ([]auth.Scope, error) {
+	var out []auth.Scope
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if !server.ValidScope(server.Scope(f)) {
+		if !auth.ValidScope(auth.Scope(f)) {
 			return nil, usagef("--scopes: unknown scope %q (scopes: %s)", f, scopeNames())
 		}
-		out = append(out, server.Scope(f))
+		out = append(out, auth.Scope(f))
 	}
 	if len(out) == 0 {
 		return nil, usagef("--scopes: name at least one of %s", scopeNames())
@@ -124,9 +124,9 @@ func parseScopes(s string) ([]server.Scope, error) {
 	return out, nil
 }
 
-func scopeNames() string { return joinScopes(server.AllScopes) }
+func scopeNames() string { return joinScopes(auth.AllScopes) }
 
-func joinScopes(scopes []server.Scope) string {
+func joinScopes(scopes []auth.Scope) string {
 	s := make([]string, len(scopes))
 	for i, sc := range scopes {
 		s[i] = string(sc)

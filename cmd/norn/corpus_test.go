@@ -59,7 +59,7 @@ func corpusCopy(t *testing.T, corpus string, folders ...string) (string, []strin
 
 // TestCLI_Corpus_GatesJudgeTheChange: on copies of two real vaults, with the
 // default gates, moving 20 random notes (their links rewritten everywhere) and
-// editing 20 random notes (append, find_replace: server.Vault.EditNote, as MCP
+// editing 20 random notes (append, find_replace: vault.Vault.EditNote, as MCP
 // edit_note) all succeed: many of these notes already break a content rule (no
 // final newline, a tag in CamelCase), which is not the change's doing. Then
 // `stats --json` counts the links an independent count finds, within 1%.

@@ -13,7 +13,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestReport_InvalidInput: a note or config the command cannot use, however it is
@@ -29,8 +29,8 @@ func TestReport_InvalidInput(t *testing.T) {
 		{fmt.Errorf("set status: %w", note.ErrUneditable), "invalid", exitError},
 		{errors.Join(&config.Error{Line: 1, Key: "gates.profile", Msg: "unknown"}, &config.Error{Key: "x", Msg: "y"}), "invalid", exitError},
 		{fmt.Errorf("hubs: %w", &graph.QueryError{Query: "a", Reason: "r"}), "invalid", exitError},
-		{fmt.Errorf("mv: %w", server.ErrForbidden), "forbidden", exitError},
-		{fmt.Errorf("graph: %w", server.ErrIndexUnavailable), "index_stale", exitError},
+		{fmt.Errorf("mv: %w", vault.ErrForbidden), "forbidden", exitError},
+		{fmt.Errorf("graph: %w", vault.ErrIndexUnavailable), "index_stale", exitError},
 		{fmt.Errorf("search: %w", context.DeadlineExceeded), "canceled", exitError},
 		{usagef("bad flag"), "usage", exitUsage},
 		{errors.New("disk on fire"), "error", exitError},

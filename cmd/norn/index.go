@@ -7,13 +7,16 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
-// openIndexer opens the vault's search index with the vault's search settings.
-func openIndexer(ctx context.Context, e *env, g *globals, v *repo.Vault, s *server.Settings) *server.Indexer {
+// openIndexer opens the search index of a vault that init, clone or bench
+// search has just made, with the vault's search settings (commands on an
+// existing vault use its own index, vault.Vault.Index).
+func openIndexer(ctx context.Context, e *env, g *globals, v *repo.Vault, s *vault.Settings) *vault.Indexer {
 	cfg, _, _ := s.Current(ctx)
 	log := logger(e, g)
-	return server.OpenIndexer(ctx, v, server.SearchOptionsFrom(cfg, log), log)
+	return vault.OpenIndexer(ctx, v, vault.SearchOptionsFrom(cfg, log), log)
 }
 
 // asker sends read-only queries to the norn serve that holds the index, when this
@@ -25,7 +28,7 @@ type asker struct {
 	log    *slog.Logger
 }
 
-func newAsker(e *env, g *globals, gitDir string, x *server.Indexer) *asker {
+func newAsker(e *env, g *globals, gitDir string, x *vault.Indexer) *asker {
 	return &asker{gitDir: gitDir, on: x.Locked(), log: logger(e, g)}
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
-	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 const machineSecret = "sk-machine-secret-0123456789"
@@ -61,12 +61,12 @@ func TestMachine_NeverCommitted(t *testing.T) {
 	mustCLI(t, dir, "", "commit")
 	mustCLI(t, dir, "", "gc")
 	ctx := context.Background()
-	v, err := server.Open(ctx, dir, repo.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "c.md"), []byte("# C\nby hand, for the maintainer\n"), 0o644)
-	if err := (&server.Maintainer{Vault: v.Vault, Settings: v.Settings}).Round(ctx); err != nil {
+	if err := (&vault.Maintainer{Vault: v}).Round(ctx); err != nil {
 		t.Fatal(err)
 	}
 	v.Close()

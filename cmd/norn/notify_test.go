@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestWrite_ReachesRunningServerAtOnce: a `norn write` beside a running server
@@ -24,7 +26,7 @@ func TestWrite_ReachesRunningServerAtOnce(t *testing.T) {
 	dir := newVault(t)
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	v, err := server.Open(ctx, dir, repo.Options{Logger: quiet})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestWrite_ReachesRunningServerAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := server.NewHTTPHandler(server.NewMCPServer(v, server.MCPOptions{Logger: quiet}),
+	h, err := server.NewHTTPHandler(mcp.NewMCPServer(v, mcp.MCPOptions{Logger: quiet}),
 		server.HTTPOptions{Addr: ln.Addr().String(), AllowUnauthenticatedLoopback: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -53,13 +55,13 @@ func TestWrite_ReachesRunningServerAtOnce(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "t", Version: "0"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "t", Version: "0"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
 	}
 	call := func(tool string, args map[string]any) (string, bool) {
-		req := mcp.CallToolRequest{}
+		req := mcpgo.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = tool, args
 		res, err := c.CallTool(ctx, req)
 		if err != nil {

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // applyAndPrint applies a transaction and prints its result (also for a dry run or
 // a rejection with a dry run's result).
-func applyAndPrint(ctx context.Context, e *env, g *globals, v *repo.Vault, tx repo.Tx) error {
+func applyAndPrint(ctx context.Context, e *env, g *globals, v *vault.Vault, tx repo.Tx) error {
 	res, err := v.Apply(ctx, tx)
 	if res == nil {
 		return refusedDryRun(e, g, tx.DryRun, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // TestCLI_SearchFlagsAfterQuery: flags after the query are flags; an unknown
@@ -66,7 +67,7 @@ func TestCLI_ReindexBesideServer(t *testing.T) {
 	mustCLI(t, dir, "# Quokka\nThe zyzzyva note.\n", "write", "new.md")
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	v, err := server.Open(ctx, dir, repo.Options{Logger: quiet})
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}

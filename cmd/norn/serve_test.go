@@ -24,6 +24,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/server/auth"
 )
 
 func newVault(t *testing.T) string {
@@ -46,7 +47,7 @@ func TestToken_AddListRevoke(t *testing.T) {
 	dir := newVault(t)
 	add := decode(t, mustCLI(t, dir, "", "token", "add", "claude", "--json"))
 	tok, _ := add["token"].(string)
-	if add["name"] != "claude" || !strings.HasPrefix(tok, server.TokenPrefix) || len(add["scopes"].([]any)) != 2 {
+	if add["name"] != "claude" || !strings.HasPrefix(tok, auth.TokenPrefix) || len(add["scopes"].([]any)) != 2 {
 		t.Fatalf("add: %v", add)
 	}
 	// Human output: the token alone on stdout, the hint on stderr.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // vaultDir resolves the vault folder: --vault, else $NORN_VAULT, else the current
@@ -27,19 +28,19 @@ func vaultDir(e *env, g *globals) string {
 	return d
 }
 
-// openVault opens the vault with the write gates of its settings wired in. A
-// commit the command makes is noted in g, so that a norn serve running on the
-// vault is told once the command is done (notifyServer).
-func openVault(ctx context.Context, e *env, g *globals) (*repo.Vault, *server.Settings, error) {
-	settings := server.NewSettings()
-	v, err := repo.Open(ctx, vaultDir(e, g), repo.Options{Logger: logger(e, g), Gate: settings.Gate, PathGate: settings.PathGate,
-		OnCommit: func(repo.CommitID) { g.landed.Store(true) }})
+// openVault opens the vault with the write gates of its settings wired in and its
+// search index closed until a command asks for it (vault.Options.LazyIndex): a
+// command that writes does not open the index, nor contend with a norn serve for
+// it. A commit the command makes is noted in g, so that a norn serve running on
+// the vault is told once the command is done (notifyServer).
+func openVault(ctx context.Context, e *env, g *globals) (*vault.Vault, *vault.Settings, error) {
+	v, err := vault.Open(ctx, vaultDir(e, g), vault.Options{LazyIndex: true, Repo: repo.Options{Logger: logger(e, g),
+		OnCommit: func(repo.CommitID) { g.landed.Store(true) }}})
 	if err != nil {
 		return nil, nil, err
 	}
 	g.gitDir = v.GitDir()
-	settings.Bind(v)
-	return v, settings, nil
+	return v, v.Settings, nil
 }
 
 // notifyServer tells the norn serve running on the vault, if any, that the command
@@ -72,7 +73,7 @@ func (w *writer) register(fs *flag.FlagSet) {
 
 // tx starts a transaction authored by the flags' author or the vault owner. A person
 // at the command line writes with the owner role.
-func (w *writer) tx(v *repo.Vault, op repo.Op) repo.Tx {
+func (w *writer) tx(v *vault.Vault, op repo.Op) repo.Tx {
 	a := v.Owner()
 	if w.author != "" {
 		a = repo.Author{Name: w.author, Email: w.email}

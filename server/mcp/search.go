@@ -1,0 +1,126 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/vault"
+)
+
+// SearchArgs are search's arguments.
+type SearchArgs struct {
+	Query                string `json:"query" jsonschema:"the query (see the tool description for the syntax)"`
+	Limit                int    `json:"limit,omitempty" jsonschema:"hits per page (default 10, at most 50)"`
+	Offset               int    `json:"offset,omitempty" jsonschema:"hits to skip: pass next_offset from the previous page (at most 1000)"`
+	Folder               string `json:"folder,omitempty" jsonschema:"only notes under this folder"`
+	Literal              bool   `json:"literal,omitempty" jsonschema:"take the query as plain words, no operators"`
+	WaitForPendingWrites bool   `json:"wait_for_pending_writes,omitempty" jsonschema:"wait (up to 2 s) until the index has every commit; an index still behind is an index_stale error"`
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	Path     note.Path `json:"path"`
+	Title    string    `json:"title"`
+	Score    float64   `json:"score"`
+	Line     int       `json:"line"`
+	Snippet  string    `json:"snippet"`
+	Section  string    `json:"section"`
+	Revision string    `json:"revision"`
+	Matched  []string  `json:"matched"`
+	// Inbound is present when the inbound field (what other notes say where
+	// they link here) added to the score: the linking line holding the most
+	// query words, and its note.
+	Inbound *SearchInbound `json:"inbound,omitempty"`
+}
+
+// SearchInbound is a line of another note that links to a hit.
+type SearchInbound struct {
+	From note.Path `json:"from"`
+	Line string    `json:"line"`
+}
+
+// SearchResult is search's answer.
+type SearchResult struct {
+	Engine      string  `json:"engine"`
+	IndexCommit string  `json:"index_commit"`
+	HeadCommit  string  `json:"head_commit"`
+	IndexStale  bool    `json:"index_stale"`
+	TookMS      float64 `json:"took_ms"`
+	// Total counts the matching notes you can see: for a caller without the private
+	// scope, the search ran as if the private notes were not there.
+	Total int `json:"total"`
+	// Truncated: the degraded scan stopped at its bound before reading every note.
+	Truncated bool        `json:"truncated"`
+	Hits      []SearchHit `json:"hits"`
+	// NextOffset is the offset of the next page, absent on the last page.
+	NextOffset int `json:"next_offset,omitempty"`
+}
+
+func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*SearchResult, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, errInput("query is required")
+	}
+	limit, err := bound("limit", in.Limit, 10, 50)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset < 0 || in.Offset > maxSearchOffset {
+		return nil, errInput("offset must be between 0 and %d, not %d", maxSearchOffset, in.Offset)
+	}
+	folder, err := folderArg(in.Folder)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	// A caller without the private scope searches the public view: private notes
+	// match nothing and weigh in no statistic, total included.
+	req := vault.SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
+		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.SeesAll()} // one more than a page says whether there is a next one
+	first, err := t.v.Index.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	hits, total := first.Hits, first.Total
+	if !c.SeesAll() {
+		// The index judged privacy under the private folders of the settings it
+		// was built with; until the maintainer has it rebuilt after they changed,
+		// a hit under a folder private now is dropped.
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return c.Config().IsPrivate(h.Path, nil) })
+		total -= len(first.Hits) - len(hits)
+	}
+	if in.WaitForPendingWrites && first.Engine == vault.EngineBM25 && first.IndexStale && !first.CaughtUp() {
+		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
+			Message: fmt.Sprintf("the index is at %s and HEAD at %s: it is still catching up (a rebuild may be running); retry in a moment, or search without wait_for_pending_writes for results that may miss the newest commits",
+				first.IndexCommit, first.HeadCommit)}
+	}
+	out := &SearchResult{Engine: first.Engine, IndexCommit: first.IndexCommit, HeadCommit: first.HeadCommit,
+		IndexStale: first.IndexStale, Truncated: first.Truncated, Total: total, Hits: []SearchHit{}}
+	more := len(hits) > limit
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	for _, h := range hits {
+		m := h.Matched
+		if m == nil {
+			m = []string{}
+		}
+		sh := SearchHit{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line,
+			Snippet: h.Snippet, Section: h.Section, Revision: h.Revision, Matched: m}
+		if in := h.Inbound; in != nil && (c.SeesAll() || !c.Config().IsPrivate(in.From, nil)) {
+			sh.Inbound = &SearchInbound{From: in.From, Line: in.Text}
+		}
+		out.Hits = append(out.Hits, sh)
+	}
+	if more && in.Offset+len(hits) <= maxSearchOffset {
+		out.NextOffset = in.Offset + len(hits)
+	}
+	out.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
+}
+
+// --- read_note ---

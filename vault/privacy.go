@@ -1,0 +1,100 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
+)
+
+// notePrivate is the privacy rule, stated once: the note at p with bytes raw is
+// private when it is under one of cfg's privacy folders, or when it is a note
+// whose frontmatter says `private: true` (or yes/on). Bytes that do not parse but
+// mention "private" count as private (fail closed). A principal without the
+// private scope sees no private note, anywhere: every tool, resource, gate and
+// notification decides with this function (the set of notes private at HEAD,
+// privacySet, caches its frontmatter half). n and err, when either is set, are
+// what note.Parse made of raw.
+func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err error) bool {
+	if cfg.IsPrivate(p, nil) {
+		return true
+	}
+	if !note.IsNote(p) {
+		return false
+	}
+	if n == nil && err == nil {
+		return config.ContentPrivate(p, raw)
+	}
+	return config.ParsedPrivate(n, err, raw)
+}
+
+// privacySet follows the notes at HEAD whose frontmatter makes them private, for
+// callers without the private scope: built once by reading every note, then
+// caught up by a tree diff as HEAD moves. Privacy by folder is not cached (it
+// follows the settings).
+type privacySet struct {
+	mu     sync.Mutex
+	ok     bool
+	commit repo.CommitID
+	paths  map[note.Path]bool // never changed once published
+}
+
+func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, repo.CommitID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head := v.Head()
+	if s.ok && s.commit == head {
+		return s.paths, s.commit, nil
+	}
+	if s.ok && s.commit != "" && head != "" {
+		changes, err := v.Diff(ctx, string(s.commit), string(head))
+		if err == nil {
+			next := maps.Clone(s.paths)
+			for _, ch := range changes {
+				if !note.IsNote(ch.Path) {
+					continue
+				}
+				delete(next, ch.Path)
+				if ch.Kind == repo.Archive {
+					continue
+				}
+				b, err := v.ReadRevision(ctx, ch.Revision)
+				if err != nil {
+					return nil, "", fmt.Errorf("privacy of %s: %w", ch.Path, err)
+				}
+				if config.ContentPrivate(ch.Path, b) {
+					next[ch.Path] = true
+				}
+			}
+			s.commit, s.paths = head, next
+			return next, head, nil
+		}
+		if !errors.Is(err, repo.ErrNotFound) {
+			return nil, "", fmt.Errorf("privacy: %w", err)
+		}
+	}
+	files, commit, err := v.Files(ctx, "")
+	if err != nil {
+		return nil, "", fmt.Errorf("privacy: %w", err)
+	}
+	set := map[note.Path]bool{}
+	for _, f := range NotesOnly(files) {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		b, err := v.ReadRevision(ctx, f.Revision)
+		if err != nil {
+			return nil, "", fmt.Errorf("privacy of %s: %w", f.Path, err)
+		}
+		if config.ContentPrivate(f.Path, b) {
+			set[f.Path] = true
+		}
+	}
+	s.ok, s.commit, s.paths = true, commit, set
+	return set, commit, nil
+}
