@@ -16,33 +16,26 @@ type docTable struct {
 	byPath  map[note.Path]uint32
 	stats   stats
 	factors map[string]float64
-	// norm holds, per doc and scored field, the field's BM25F weight divided by
-	// its length normalisation: a posting's pseudo term frequency is the sum of
-	// tf × norm over its fields. Recomputed by refresh after every change.
-	norm []float32
 	// pub are the statistics of the public docs (next unused), kept by set and
 	// remove.
 	pub stats
 }
 
 // docView is the collection one search ranks against: every doc, or only the public
-// ones (hide). norm is the table of norms under stats, nil when the search works
-// them out for the postings it reads (the public view of a table with private
-// docs: a second table would cost every Update as much again as norm does).
+// ones (hide). The table keeps raw field lengths only: a search works out the
+// length norms of the postings it reads from them and the view's mean lengths
+// (fieldNorm), so that a change costs O(changed docs), never a pass over every
+// doc, whatever the view.
 type docView struct {
 	stats *stats
-	norm  []float32
 	hide  bool
 }
 
 // view returns the collection as a search sees it: without the private docs
 // when hidePrivate.
 func (t *docTable) view(hidePrivate bool) docView {
-	switch {
-	case !hidePrivate:
-		return docView{stats: &t.stats, norm: t.norm}
-	case t.pub.docs == t.stats.docs: // no private doc: the statistics are the same
-		return docView{stats: &t.pub, norm: t.norm, hide: true}
+	if !hidePrivate {
+		return docView{stats: &t.stats}
 	}
 	return docView{stats: &t.pub, hide: true}
 }
@@ -160,28 +153,6 @@ func (v *docView) inAvg() float64 {
 		return 1
 	}
 	return float64(tot) / float64(v.stats.docs)
-}
-
-// refresh recomputes norm from the lengths, the collection stats and w.
-func (t *docTable) refresh(w *Weights) {
-	avg := avgLens(&t.stats)
-	var fw, fb, inv [numFields]float64
-	for f := range fieldMeta {
-		p := w.field(f)
-		fw[f], fb[f], inv[f] = p.Weight, p.B, 1/avg[f]
-	}
-	n := len(t.docs) * int(fieldMeta)
-	if cap(t.norm) < n {
-		t.norm = make([]float32, n, n+n/8)
-	}
-	t.norm = t.norm[:n]
-	for d := range t.docs {
-		row := t.norm[d*int(fieldMeta) : (d+1)*int(fieldMeta)]
-		lens := &t.docs[d].lens
-		for f := range fieldMeta {
-			row[f] = fieldNorm(fw[f], fb[f], inv[f], lens[f])
-		}
-	}
 }
 
 // fieldNorm is a field's BM25F weight w divided by its length normalisation, for

@@ -162,7 +162,6 @@ func (ix *Index) load() (err error) {
 			return corrupt(err)
 		}
 		ix.docs = newDocTable(ix.opts.FolderFactors)
-		ix.docs.refresh(&ix.opts.Weights)
 		ix.links = builtGraph(newLinkGraph(0))
 		return nil
 	}
@@ -218,7 +217,6 @@ func (ix *Index) load() (err error) {
 		return fmt.Errorf("%w: %d doc records, stats say %d", ErrCorrupt, live, dt.stats.docs)
 	}
 	dt.grow(dt.stats.next)
-	dt.refresh(&ix.opts.Weights)
 	ix.docs = dt
 	ix.links = &lazyGraph{load: ix.loadLinks}
 	ix.commit = string(commit)
@@ -397,7 +395,6 @@ func (ix *Index) Reconfigure(o Options) error {
 	ix.opts.Weights, ix.opts.FolderFactors = o.Weights, o.FolderFactors
 	ix.opts.DiversityCap, ix.opts.ChunksPerFile = o.DiversityCap, o.ChunksPerFile
 	ix.docs.setFactors(o.FolderFactors)
-	ix.docs.refresh(&ix.opts.Weights)
 	return nil
 }
 

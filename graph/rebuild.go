@@ -82,7 +82,6 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 			dt.set(uint32(id), rec)
 		}
 		dt.stats = bld.stats
-		dt.refresh(&ix.opts.Weights)
 		dt.grow(bld.stats.next)
 	}()
 	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)

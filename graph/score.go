@@ -229,18 +229,10 @@ func (se *searcher) collect() error {
 // frequencies, each weighted and normalised by its field's length.
 func (se *searcher) tfw(p *posting) float64 {
 	sum := float32(0)
-	if se.v.norm == nil {
-		lens := &se.dt.docs[p.doc].lens
-		for m := p.mask &^ (1 << fieldMeta); m != 0; m &= m - 1 {
-			f := bits.TrailingZeros8(m)
-			sum += float32(p.tf[f]) * fieldNorm(se.fw[f], se.fb[f], se.invAvg[f], lens[f])
-		}
-		return float64(sum)
-	}
-	row := se.v.norm[int(p.doc)*int(fieldMeta):][:fieldMeta]
+	lens := &se.dt.docs[p.doc].lens
 	for m := p.mask &^ (1 << fieldMeta); m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
-		sum += float32(p.tf[f]) * row[f]
+		sum += float32(p.tf[f]) * fieldNorm(se.fw[f], se.fb[f], se.invAvg[f], lens[f])
 	}
 	return float64(sum)
 }

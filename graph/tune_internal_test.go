@@ -62,7 +62,6 @@ func TestTune(t *testing.T) {
 		line := fmt.Sprintf("%-28s", v.name)
 		for _, s := range sets {
 			s.ix.opts.Weights = v.w
-			s.ix.docs.refresh(&s.ix.opts.Weights)
 			run, _ := runQueries(t, s.ix, s.qs, s.lim)
 			m := metric.Score(s.q, run, 10)
 			if s.lim == 100 {

@@ -241,7 +241,6 @@ func (u *update) publish(ctx context.Context, commit string, remove []note.Path)
 	}
 	dt.grow(u.st.next)
 	dt.stats = u.st
-	dt.refresh(&ix.opts.Weights)
 	ix.commit = commit
 	return nil
 }
