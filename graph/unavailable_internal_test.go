@@ -68,6 +68,9 @@ func TestSearch_OutOfFileDescriptors(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
+	if strings.Contains(string(out), "fd-child: every table open") {
+		t.Skipf("the index's tables were all open before the search, so it needed no descriptor: nothing to starve (child:\n%s)", out)
+	}
 	if !strings.Contains(string(out), "fd-child: unavailable") {
 		t.Fatalf("child did not report the search's error:\n%s", out)
 	}
@@ -95,6 +98,13 @@ func TestSearch_OutOfFileDescriptorsChild(t *testing.T) {
 		}
 	}
 	t.Logf("%d descriptors open, sstables: %v", len(fds), open)
+	// Opening the index may already have opened every table (which it reads
+	// depends on how pebble laid the rebuild out); then a search opens no file
+	// and there is nothing to starve.
+	if all, _ := filepath.Glob(filepath.Join(dir, "*.sst")); len(open) >= len(all) {
+		fmt.Printf("fd-child: every table open (%d)\n", len(all))
+		return
+	}
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
 		t.Fatal(err)
