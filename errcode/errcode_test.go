@@ -70,6 +70,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("write: %w", &repo.ConflictError{Path: "a.md", Current: "c"}), errcode.Conflict},
 		{&repo.StaleBaseError{Base: "a", Head: "b"}, errcode.Conflict},
 		{repo.ErrConflict, errcode.Conflict},
+		{fmt.Errorf("advance: %w", &repo.DirtyError{Paths: []note.Path{"a.md"}}), errcode.Conflict},
 		{fmt.Errorf("write: %w", &repo.BusyError{Reason: "a merge"}), errcode.GitBusy},
 		{fmt.Errorf("write: %w: %w", repo.ErrRejected, &hooks.Rejection{}), errcode.GateRejected},
 		{&hooks.Rejection{}, errcode.GateRejected},

@@ -57,7 +57,13 @@ func (v *Vault) tryGroup(group []*request, last bool) (again []*request) {
 			continue
 		}
 		objects.offer(r.blobs)
-		st, err := v.stage(r.ctx, cur, r.tx, r.external, objects)
+		var st *staged
+		var err error
+		if r.foreign != nil {
+			st, err = v.stageForeign(cur, r.foreign, objects)
+		} else {
+			st, err = v.stage(r.ctx, cur, r.tx, r.external, objects)
+		}
 		if err != nil {
 			r.reply <- reply{err: err}
 			continue
@@ -176,13 +182,22 @@ func (v *Vault) publish(ru *refUpdate, base, cur *snapshot, done []*staged, enc 
 	// lock), the packs merged away before this batch (now backed by a durable
 	// merged pack), the ref's durability.
 	last := done[len(done)-1].commit
-	v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
+	if f := done[0].req.foreign; f != nil && f.merge == nil {
+		// As git's pull says it: the commits came from elsewhere.
+		v.logRefUpdate(base.commit, cur.commit, 0, "fast-forward (norn sync)", v.opts.Now())
+	} else {
+		v.logRefUpdate(base.commit, cur.commit, len(done), last.Subject, last.When)
+	}
 	v.objs.packs.dropMerged()
 	synced := ru.sync()
 	if v.opts.OnCommit != nil {
 		v.opts.OnCommit(CommitID(cur.commit.String())) // on the branch, durable or not
 	}
-	if v.events.listening() {
+	if v.events.listening() && done[0].req.foreign != nil {
+		// Alone in its batch (see process): the commits it brought in, read from
+		// git, each told as sync's (a merge's against its first parent).
+		v.events.add(pending{base: base.commit, tip: cur.commit, source: SourceSync})
+	} else if v.events.listening() {
 		evs := make([]Event, len(done))
 		for i, st := range done {
 			evs[i] = Event{Commit: st.commit, Source: SourceLocal, Changes: eventChanges(st.commit.Op, st.res.Changes)}

@@ -22,6 +22,9 @@ type request struct {
 	external bool
 	// fn, when set, runs alone with the committer's lock held (gc).
 	fn func() error
+	// foreign, when set, takes in commits made elsewhere (Advance, Merge); it is
+	// committed alone, like an external request.
+	foreign *foreign
 	// blobs are the new blobs, deflated in the writer's goroutine.
 	blobs []packObj
 	reply chan reply
@@ -303,7 +306,7 @@ func (v *Vault) process(batch []*request) {
 			r.reply <- reply{err: r.fn()}
 			continue
 		}
-		if r.external {
+		if r.external || r.foreign != nil {
 			// Alone, after the working tree has caught up with every write before
 			// it: stage's check that the scanned edits are still on disk then
 			// compares with a working tree that matches its base.

@@ -16,6 +16,8 @@ const eventPage = 256
 type pending struct {
 	base, tip hash
 	events    []Event
+	// source, when set, overrides the Source of the commits read from git.
+	source Source
 }
 
 // dispatcher fans commit events out to observers on one goroutine, in commit
@@ -137,13 +139,13 @@ func (d *dispatcher) drain() {
 			}
 			continue
 		}
-		d.replay(p.base, p.tip)
+		d.replay(p.base, p.tip, p.source)
 	}
 }
 
 // replay reads the commits between base and tip from git, a page at a time, and
 // delivers them.
-func (d *dispatcher) replay(base, tip hash) {
+func (d *dispatcher) replay(base, tip hash, source Source) {
 	w, err := d.v.walkBetween(context.Background(), base, tip)
 	if err != nil {
 		d.log.Error("read new commits", "err", err)
@@ -156,6 +158,9 @@ func (d *dispatcher) replay(base, tip hash) {
 			if err != nil {
 				d.log.Error("read new commits", "commit", id.String(), "err", err)
 				return
+			}
+			if source != "" {
+				ev.Source = source
 			}
 			evs = append(evs, ev)
 		}

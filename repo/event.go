@@ -22,8 +22,9 @@ const (
 	// SourceExternal: a commit someone else made (the git CLI, another tool, a pull
 	// made with git), found on the branch when it moved.
 	SourceExternal Source = "external"
-	// SourceSync: a commit Norn's sync brought in from a remote (reserved for the
-	// sync package; nothing reports it yet).
+	// SourceSync: a commit Norn's sync took in from a remote (Vault.Advance), or
+	// the merge commit it made of one (Vault.Merge) with the commits that merge
+	// brought in.
 	SourceSync Source = "sync"
 )
 

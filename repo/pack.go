@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // packSet reads objects straight from the repository's packfiles, from any number
@@ -39,6 +40,8 @@ type packSet struct {
 	// retired are packs merged into a newer one: still on disk (and in names), no
 	// longer read, deleted by dropMerged once their replacement is durable.
 	retired []*pack
+	// holds counts KeepPacks callers: while any, no pack is merged or deleted.
+	holds atomic.Int32
 	// made: the folder exists (write creates it once).
 	made bool
 

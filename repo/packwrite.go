@@ -274,6 +274,9 @@ const (
 
 // mergePlan returns the packs to roll into one (none, or at least two).
 func (ps *packSet) mergePlan(force bool) []*pack {
+	if ps.holds.Load() > 0 {
+		return nil
+	}
 	ps.mu.RLock()
 	var cand []*pack
 	for _, p := range ps.packs {
@@ -355,6 +358,9 @@ func (ps *packSet) merge(packs []*pack) error {
 // pack; the packs stay retired until their files are gone, so a refresh meanwhile
 // does not open them again.
 func (ps *packSet) dropMerged() {
+	if ps.holds.Load() > 0 {
+		return // after the hold, at the next write or Close
+	}
 	ps.mu.RLock()
 	old := slices.Clone(ps.retired)
 	ps.mu.RUnlock()

@@ -15,10 +15,14 @@ import (
 // `git reset --hard` a person finds them there, not only with git fsck. It follows
 // git's rule: logs are kept when core.logAllRefUpdates is true, or unset in a
 // repository with a working tree, or when the log file already exists. A failure
-// is logged; the commit stands.
+// is logged; the commit stands. commits is how many commits of Norn's the move
+// made; 0 (a fast-forward to commits made elsewhere) logs subject as it is.
 func (v *Vault) logRefUpdate(old, new hash, commits int, subject string, when time.Time) {
 	msg := "commit (norn): " + subject
-	if commits > 1 {
+	switch {
+	case commits == 0:
+		msg = subject // not a commit of Norn's (a fast-forward)
+	case commits > 1:
 		msg = fmt.Sprintf("commit (norn): %d commits, the last: %s", commits, subject)
 	}
 	line := fmt.Sprintf("%s %s %s\t%s\n", old, new, sig(v.opts.Committer, when), strings.ReplaceAll(msg, "\n", " "))

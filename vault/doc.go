@@ -6,8 +6,8 @@
 //
 // It owns Open and Close of a vault (Options.LazyIndex keeps a CLI command from
 // opening the index), the writes (Apply, WriteNote, EditNote, Capture, FileNote,
-// MoveNote, ArchiveNote, RestoreNote, LinkNotes, UnlinkNotes, all in turn with a
-// move's commit), the reads (search through Indexer, ResolveName, links, stats,
+// MoveNote, ArchiveNote, RestoreNote, LinkNotes, UnlinkNotes, and the sync's
+// Advance and Merge, all in turn with a move's commit), the reads (search through Indexer, ResolveName, links, stats,
 // the graph queries, reads at any revision), the Maintainer, and the privacy
 // rule: Viewer is the one answer to "may this actor see this note?", and its
 // methods are the reads that depend on it (VisibleLog, VisibleDiff, ListNotes, Map).

@@ -11,6 +11,11 @@
 //
 // It must never read the environment or the committed .norn/config.yaml (cmd/norn
 // hands it Credentials), never put a secret in an error, a log line or a stored URL,
-// never move the vault's branch (only refs/remotes/NAME/*), and never let go-git
-// types escape its API. It imports only note, repo and config.
+// never move the vault's branch itself (only refs/remotes/NAME/*; Sync moves the
+// branch through repo.Vault.Advance and Merge, the vault's one committer), and
+// never let go-git types escape its API. It imports only note, repo and config.
+//
+// Sync is the engine on top: fetch, then fast-forward, push, or merge (PlanMerge,
+// the three-way merge of two trees, note by note with note.Merge3, theirs kept in
+// conflict siblings) and push, again while the remote moves; Status reports it.
 package remote

@@ -35,6 +35,9 @@ var (
 	ErrHostKey error = &kindError{"ssh host key not trusted", repo.ErrInvalid}
 	// ErrUnreachable: the remote could not be reached or is not a git repository.
 	ErrUnreachable = errors.New("remote unreachable")
+	// ErrSyncBusy: the remote (or the vault) kept moving for every round of a
+	// sync; nothing is lost, sync again. It matches repo.ErrConflict (retryable).
+	ErrSyncBusy error = &kindError{"sync did not settle: the remote kept moving", repo.ErrConflict}
 	// ErrNotCommit: a commit id given to the package is not a commit in the vault.
 	ErrNotCommit error = &kindError{"not a commit of this vault", repo.ErrNotFound}
 )

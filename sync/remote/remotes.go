@@ -53,6 +53,8 @@ type Remotes struct {
 	gitDir string
 	opts   Options
 	mu     sync.Mutex // serialises .git/config edits and go-git use
+	// stateMu serialises this process's edits of the sync state (state.go).
+	stateMu sync.Mutex
 }
 
 // Open returns the remotes of the git repository whose git directory is gitDir
