@@ -109,7 +109,45 @@ func (h *highlighter) matches(text []byte) []match {
 func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chunk {
 	raw := t.raw
 	body := min(max(t.bodyStart, 0), len(raw))
-	// Byte offset of each body line.
+	starts := lineStarts(raw, body)
+	lineHits := se.lineHits(d, t, h, starts)
+	secs := sections(t, len(starts))
+	se.scoreSections(secs, lineHits, h)
+	order := make([]int, len(secs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
+	var out []Chunk
+	for _, si := range order {
+		sec := secs[si]
+		if len(out) == k || (sec.score == 0 && len(out) > 0) {
+			break
+		}
+		best := se.bestLine(sec, lineHits, h)
+		if best < 0 {
+			// No match in the section: its first non-blank line.
+			for li := sec.from; li < sec.to && best < 0; li++ {
+				if txt := lineText(raw, starts, li); len(bytes.TrimSpace(txt)) > 0 && !isFence(txt) {
+					best = li
+				}
+			}
+			if best < 0 {
+				if sec.score == 0 && si != order[len(order)-1] {
+					continue // an empty section: try the next
+				}
+				best = sec.from
+			}
+		}
+		txt := lineText(raw, starts, best)
+		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
+	}
+	return out
+}
+
+// lineStarts returns the byte offset of each body line of raw, the body
+// starting at offset body.
+func lineStarts(raw []byte, body int) []int {
 	starts := []int{body}
 	for i := body; ; {
 		nl := bytes.IndexByte(raw[i:], '\n')
@@ -119,6 +157,23 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		i += nl + 1
 		starts = append(starts, i)
 	}
+	return starts
+}
+
+// lineText returns body line li of raw, without its newline.
+func lineText(raw []byte, starts []int, li int) []byte {
+	end := len(raw)
+	if li+1 < len(starts) {
+		end = starts[li+1] - 1
+	}
+	return raw[starts[li]:end]
+}
+
+// lineHits maps each body line of doc d to the terms on it: tracked term
+// indexes from the ranking postings, or, when none is in the body and the
+// query has prefixes, -1-i for prefix i found by scanning the body's first
+// 32 KiB.
+func (se *searcher) lineHits(d uint32, t *storedText, h *highlighter, starts []int) map[int][]int {
 	lineHits := map[int][]int{} // body line → tracked terms on it
 	var ps []uint32
 	for ti := range se.tracked {
@@ -134,6 +189,8 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		}
 	}
 	if len(lineHits) == 0 && len(h.prefix) > 0 {
+		body := starts[0]
+		raw := t.raw
 		scan := raw[body:min(len(raw), body+32<<10)]
 		for _, m := range h.matches(scan) {
 			off := body + m.start
@@ -141,22 +198,32 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 			lineHits[li] = append(lineHits[li], -1-h.prefixIndex(m.term))
 		}
 	}
-	weight := func(ti int) float64 {
-		if ti >= 0 {
-			return h.exact[se.tracked[ti].term]
-		}
-		return h.prefix[-1-ti].weight
+	return lineHits
+}
+
+// termWeight is the highlight weight of a lineHits entry: a tracked term's
+// (ti >= 0) or a prefix's (-1-ti).
+func (se *searcher) termWeight(h *highlighter, ti int) float64 {
+	if ti >= 0 {
+		return h.exact[se.tracked[ti].term]
 	}
-	// Sections by body line.
-	type section struct {
-		from, to int // body lines
-		title    string
-		score    float64
-	}
+	return h.prefix[-1-ti].weight
+}
+
+// section is a heading section of a note's body, by body line.
+type section struct {
+	from, to int // body lines
+	title    string
+	score    float64
+}
+
+// sections splits a body of n lines at its headings; the first section (before
+// any heading) has no title.
+func sections(t *storedText, n int) []section {
 	secs := []section{{from: 0, title: ""}}
 	for _, hd := range t.headings {
 		li := hd.line - t.bodyLine
-		if li < 0 || li >= len(starts) {
+		if li < 0 || li >= n {
 			continue
 		}
 		if last := &secs[len(secs)-1]; li == last.from {
@@ -166,11 +233,17 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		secs = append(secs, section{from: li, title: hd.text})
 	}
 	for i := range secs {
-		secs[i].to = len(starts)
+		secs[i].to = n
 		if i+1 < len(secs) {
 			secs[i].to = secs[i+1].from
 		}
 	}
+	return secs
+}
+
+// scoreSections scores each section by the weights of the distinct terms in
+// it, plus a little for repeats.
+func (se *searcher) scoreSections(secs []section, lineHits map[int][]int, h *highlighter) {
 	count := map[int]int{}
 	var terms []int
 	for i := range secs {
@@ -188,58 +261,28 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		}
 		slices.Sort(terms)
 		for _, ti := range terms {
-			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(count[ti])))
+			secs[i].score += se.termWeight(h, ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
-	order := make([]int, len(secs))
-	for i := range order {
-		order[i] = i
+}
+
+// bestLine returns the section's line with the highest summed term weight
+// (its heading line counting half), or -1 when no line has a match.
+func (se *searcher) bestLine(sec section, lineHits map[int][]int, h *highlighter) int {
+	best, bestScore := -1, 0.0
+	for li := sec.from; li < sec.to; li++ {
+		sc := 0.0
+		for _, ti := range lineHits[li] {
+			sc += se.termWeight(h, ti)
+		}
+		if sc > 0 && li == sec.from && sec.title != "" {
+			sc /= 2 // the heading line itself says less than the text under it
+		}
+		if sc > bestScore {
+			best, bestScore = li, sc
+		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
-	lineText := func(li int) (int, []byte) {
-		end := len(raw)
-		if li+1 < len(starts) {
-			end = starts[li+1] - 1
-		}
-		return starts[li], raw[starts[li]:end]
-	}
-	var out []Chunk
-	for _, si := range order {
-		sec := secs[si]
-		if len(out) == k || (sec.score == 0 && len(out) > 0) {
-			break
-		}
-		best, bestScore := -1, 0.0
-		for li := sec.from; li < sec.to; li++ {
-			sc := 0.0
-			for _, ti := range lineHits[li] {
-				sc += weight(ti)
-			}
-			if sc > 0 && li == sec.from && sec.title != "" {
-				sc /= 2 // the heading line itself says less than the text under it
-			}
-			if sc > bestScore {
-				best, bestScore = li, sc
-			}
-		}
-		if best < 0 {
-			// No match in the section: its first non-blank line.
-			for li := sec.from; li < sec.to && best < 0; li++ {
-				if _, txt := lineText(li); len(bytes.TrimSpace(txt)) > 0 && !isFence(txt) {
-					best = li
-				}
-			}
-			if best < 0 {
-				if sec.score == 0 && si != order[len(order)-1] {
-					continue // an empty section: try the next
-				}
-				best = sec.from
-			}
-		}
-		_, txt := lineText(best)
-		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
-	}
-	return out
+	return best
 }
 
 func (h *highlighter) prefixIndex(stem string) int {
