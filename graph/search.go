@@ -241,13 +241,8 @@ type matcher struct {
 // newPlan analyses q for one index: its scored words and phrases, its
 // required groups and exclusions.
 func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
-	b := planner{
-		pl:      &plan{folder: strings.Trim(o.Folder, "/")},
-		st:      a.newStemmer(),
-		labelOf: map[string]int{},
-		wordIdx: map[string]int{},
-	}
-	pl := b.pl
+	pl := &plan{folder: strings.Trim(o.Folder, "/")}
+	b := planner{pl: pl, st: a.newStemmer(), labelOf: map[string]int{}, wordIdx: map[string]int{}}
 	var group []matcher
 	groupRequired := false
 	flush := func() {

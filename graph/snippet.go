@@ -109,9 +109,10 @@ func (h *highlighter) matches(text []byte) []match {
 func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chunk {
 	raw := t.raw
 	body := min(max(t.bodyStart, 0), len(raw))
-	starts := lineStarts(raw, body)
-	lineHits := se.lineHits(d, t, h, starts)
-	secs := sections(t, len(starts))
+	starts := lineStarts([]int{body}, raw)
+	lineHits := map[int][]int{} // body line → tracked terms on it
+	se.findLineHits(lineHits, d, t, h, starts)
+	secs := sections([]section{{from: 0, title: ""}}, t, len(starts))
 	se.scoreSections(secs, lineHits, h)
 	order := make([]int, len(secs))
 	for i := range order {
@@ -145,11 +146,10 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 	return out
 }
 
-// lineStarts returns the byte offset of each body line of raw, the body
-// starting at offset body.
-func lineStarts(raw []byte, body int) []int {
-	starts := []int{body}
-	for i := body; ; {
+// lineStarts appends to starts, which holds the offset of the body's first line
+// in raw, the byte offset of each further body line.
+func lineStarts(starts []int, raw []byte) []int {
+	for i := starts[len(starts)-1]; ; {
 		nl := bytes.IndexByte(raw[i:], '\n')
 		if nl < 0 {
 			break
@@ -169,12 +169,11 @@ func lineText(raw []byte, starts []int, li int) []byte {
 	return raw[starts[li]:end]
 }
 
-// lineHits maps each body line of doc d to the terms on it: tracked term
-// indexes from the ranking postings, or, when none is in the body and the
-// query has prefixes, -1-i for prefix i found by scanning the body's first
-// 32 KiB.
-func (se *searcher) lineHits(d uint32, t *storedText, h *highlighter, starts []int) map[int][]int {
-	lineHits := map[int][]int{} // body line → tracked terms on it
+// findLineHits maps each body line of doc d to the terms on it in lineHits:
+// tracked term indexes from the ranking postings, or, when none is in the body
+// and the query has prefixes, -1-i for prefix i found by scanning the body's
+// first 32 KiB.
+func (se *searcher) findLineHits(lineHits map[int][]int, d uint32, t *storedText, h *highlighter, starts []int) {
 	var ps []uint32
 	for ti := range se.tracked {
 		ps = se.tracked[ti].bodyPositions(se.s.arena, ps[:0], d)
@@ -198,7 +197,6 @@ func (se *searcher) lineHits(d uint32, t *storedText, h *highlighter, starts []i
 			lineHits[li] = append(lineHits[li], -1-h.prefixIndex(m.term))
 		}
 	}
-	return lineHits
 }
 
 // termWeight is the highlight weight of a lineHits entry: a tracked term's
@@ -217,10 +215,9 @@ type section struct {
 	score    float64
 }
 
-// sections splits a body of n lines at its headings; the first section (before
-// any heading) has no title.
-func sections(t *storedText, n int) []section {
-	secs := []section{{from: 0, title: ""}}
+// sections splits a body of n lines at its headings, appending to secs, which
+// holds the first section (before any heading, without a title).
+func sections(secs []section, t *storedText, n int) []section {
 	for _, hd := range t.headings {
 		li := hd.line - t.bodyLine
 		if li < 0 || li >= n {
