@@ -390,10 +390,40 @@ func (se *searcher) scoreWord(wi int) error {
 	}
 	s := se.s
 	s.touch = s.touch[:0]
+	dfE, err := se.accumulateWord(it, wp.term, tr)
+	if err != nil {
+		it.Close()
+		return err
+	}
+	if err := it.Close(); err != nil {
+		return corrupt(err)
+	}
+	// A prefix match is a weaker form of the word, so it is weighted by the rarity
+	// of the word with its extensions (every doc touched), never above the exact
+	// word's: a rare extension ("widgetry") must not outrank a common exact word.
+	idfE, idfP := se.idf(dfE), se.idf(len(s.touch))
+	wp.idf = idfE
+	if dfE == 0 {
+		wp.idf = idfP
+	}
+	if tr != nil {
+		tr.refs = s.refs[refStart:len(s.refs):len(s.refs)]
+		tr.done = true
+		tr.weight = wp.idf
+	}
+	se.addWordScores(wp, idfE, idfP)
+	return nil
+}
+
+// accumulateWord walks the posting blocks under it, summing each doc's exact
+// (accE) and prefix (accP) term frequency for the word and recording tr's
+// positions; it returns the number of docs with an exact match. The caller
+// closes it.
+func (se *searcher) accumulateWord(it *pebble.Iterator, word string, tr *tracked) (int, error) {
+	s := se.s
 	dfE := 0
 	var exp expansions
 	var br blockReader
-blocks:
 	for ok := it.First(); ok; ok = it.Next() {
 		term, _, okk := parseTermKey(it.Key())
 		if !okk {
@@ -403,7 +433,7 @@ blocks:
 		if class != 0 && (se.fw[fieldInbound] == 0 || class == inboundPrivate && se.v.hide) {
 			continue
 		}
-		exact := string(term) == wp.term
+		exact := string(term) == word
 		if !exact {
 			if strings.ContainsAny(string(term), "=#") {
 				continue // filter terms
@@ -412,12 +442,10 @@ blocks:
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
-			return corrupt(err)
+			return 0, corrupt(err)
 		}
 		if err := br.init(v); err != nil {
-			it.Close()
-			return corrupt(err)
+			return 0, corrupt(err)
 		}
 		acc := s.accP
 		if exact {
@@ -434,14 +462,13 @@ blocks:
 		for br.next() {
 			d := br.cur.doc
 			if int(d) >= len(se.dt.docs) {
-				it.Close()
-				return corrupt(fmt.Errorf("posting for doc %d beyond table", d))
+				return 0, corrupt(fmt.Errorf("posting for doc %d beyond table", d))
 			}
 			if se.v.hides(se.dt, d) {
 				continue
 			}
 			if !exact && !exp.count() {
-				break blocks
+				return dfE, nil
 			}
 			if rec != nil {
 				s.refs = record(s.refs, &br, base)
@@ -465,26 +492,17 @@ blocks:
 			acc[d] += float32(tf)
 		}
 		if br.err != nil {
-			it.Close()
-			return corrupt(br.err)
+			return 0, corrupt(br.err)
 		}
 	}
-	if err := it.Close(); err != nil {
-		return corrupt(err)
-	}
-	// A prefix match is a weaker form of the word, so it is weighted by the rarity
-	// of the word with its extensions (every doc touched), never above the exact
-	// word's: a rare extension ("widgetry") must not outrank a common exact word.
-	idfE, idfP := se.idf(dfE), se.idf(len(s.touch))
-	wp.idf = idfE
-	if dfE == 0 {
-		wp.idf = idfP
-	}
-	if tr != nil {
-		tr.refs = s.refs[refStart:len(s.refs):len(s.refs)]
-		tr.done = true
-		tr.weight = wp.idf
-	}
+	return dfE, nil
+}
+
+// addWordScores turns the word's accumulated term frequencies into BM25F
+// scores (exact at idfE, prefix at Weights.Prefix*idfP), adds them to every
+// touched doc's score and label mask, and clears the accumulators.
+func (se *searcher) addWordScores(wp *wordPlan, idfE, idfP float64) {
+	s := se.s
 	qw := float64(wp.qtf)
 	if wp.boost > 0 {
 		qw *= wp.boost
@@ -509,7 +527,6 @@ blocks:
 		s.score[d] += qw * sc
 		s.mask[d] |= bit
 	}
-	return nil
 }
 
 // scorePhrase adds a phrase's score: its occurrences count as the term frequency
@@ -688,110 +705,4 @@ blocks:
 		}
 	}
 	return corrupt(it.Close())
-}
-
-// docSet is a set of doc ids.
-type docSet []uint64
-
-func newDocSet(n int) docSet       { return make(docSet, (n+63)/64) }
-func (s docSet) add(d uint32)      { s[d/64] |= 1 << (d % 64) }
-func (s docSet) has(d uint32) bool { return int(d/64) < len(s) && s[d/64]&(1<<(d%64)) != 0 }
-func (s docSet) and(o docSet) {
-	for i := range s {
-		s[i] &= o[i]
-	}
-}
-func (s docSet) andNot(o docSet) {
-	for i := range s {
-		s[i] &^= o[i]
-	}
-}
-func (s docSet) or(o docSet) {
-	for i := range s {
-		s[i] |= o[i]
-	}
-}
-func (s docSet) fill(n int) docSet {
-	for d := range n {
-		s.add(uint32(d))
-	}
-	return s
-}
-
-// filter returns the docs allowed by the required groups, the exclusions and the
-// folder option; nil means every doc.
-func (se *searcher) filter() (docSet, error) {
-	pl := se.pl
-	if len(pl.required) == 0 && len(pl.excluded) == 0 && pl.folder == "" {
-		return nil, nil
-	}
-	n := len(se.dt.docs)
-	allowed := newDocSet(n).fill(n)
-	if pl.folder != "" {
-		allowed.and(se.match(matcher{folder: pl.folder}, n))
-	}
-	for _, g := range pl.required {
-		u := newDocSet(n)
-		for _, m := range g {
-			ms, err := se.matchErr(m, n)
-			if err != nil {
-				return nil, err
-			}
-			u.or(ms)
-		}
-		allowed.and(u)
-	}
-	for _, m := range pl.excluded {
-		ms, err := se.matchErr(m, n)
-		if err != nil {
-			return nil, err
-		}
-		allowed.andNot(ms)
-	}
-	return allowed, nil
-}
-
-func (se *searcher) match(m matcher, n int) docSet {
-	s, _ := se.matchErr(m, n)
-	return s
-}
-
-// matchErr returns the docs one matcher matches.
-func (se *searcher) matchErr(m matcher, n int) (docSet, error) {
-	s := newDocSet(n)
-	switch {
-	case m.folder != "":
-		for d, info := range se.dt.docs {
-			if info.live && inFolder(info.path, m.folder) && !se.v.hides(se.dt, uint32(d)) {
-				s.add(uint32(d))
-			}
-		}
-	case m.tag != "":
-		err := se.eachPosting(m.tag, false, func(p *posting, _ []uint32) {
-			if p.tf[fieldMeta] > 0 {
-				s.add(p.doc)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-	case m.term != "":
-		err := se.eachPostingOf(m.term, m.prefix && se.w.Prefix > 0, nil, func(p *posting, _ []uint32) {
-			if p.mask&^(1<<fieldMeta) != 0 {
-				s.add(p.doc)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-	case m.phrase != nil:
-		hits, err := se.phraseDocs(m.phrase)
-		if err != nil {
-			return nil, err
-		}
-		for d := range hits {
-			s.add(d)
-		}
-	}
-	return s, nil
 }

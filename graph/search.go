@@ -238,46 +238,11 @@ type matcher struct {
 	folder string
 }
 
+// newPlan analyses q for one index: its scored words and phrases, its
+// required groups and exclusions.
 func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 	pl := &plan{folder: strings.Trim(o.Folder, "/")}
-	labelOf := map[string]int{}
-	label := func(s string) int {
-		if i, ok := labelOf[s]; ok {
-			return i
-		}
-		labelOf[s] = len(pl.labels)
-		pl.labels = append(pl.labels, s)
-		return len(pl.labels) - 1
-	}
-	wordIdx := map[string]int{}
-	// addWord scores term t; prefix: it also matches the terms it begins (a bare
-	// word's does, a one-word phrase's does not).
-	addWord := func(t string, lab int, prefix bool) {
-		prefix = prefix && len(t) >= prefixMinLen
-		if i, ok := wordIdx[t]; ok {
-			pl.words[i].qtf++
-			pl.words[i].prefix = pl.words[i].prefix || prefix
-			return
-		}
-		wordIdx[t] = len(pl.words)
-		pl.words = append(pl.words, wordPlan{term: t, prefix: prefix, qtf: 1, label: lab})
-	}
-	st := a.newStemmer()
-	analyse := func(s string) (terms []string, offs []uint32) {
-		words([]byte(s), func(w word) {
-			if t := st.term(w.folded); t != "" {
-				terms = append(terms, t)
-				offs = append(offs, uint32(w.pos))
-			}
-		})
-		if len(offs) > 0 {
-			base := offs[0]
-			for i := range offs {
-				offs[i] -= base
-			}
-		}
-		return terms, offs
-	}
+	b := planner{pl: pl, st: a.newStemmer(), labelOf: map[string]int{}, wordIdx: map[string]int{}}
 	var group []matcher
 	groupRequired := false
 	flush := func() {
@@ -290,62 +255,12 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 		if !c.Or {
 			flush()
 		}
-		var m matcher
-		scored := !c.Negated
-		switch c.Kind {
-		case ClauseWord:
-			terms, offs := analyse(c.Value)
-			if len(terms) == 0 {
-				continue // a stop word or punctuation
-			}
-			if scored {
-				lab := label(c.Value)
-				for _, t := range terms {
-					addWord(t, lab, true)
-				}
-			}
-			if len(terms) == 1 {
-				m.term, m.prefix = terms[0], len(terms[0]) >= prefixMinLen
-			} else {
-				m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1}
-			}
-		case ClausePhrase:
-			terms, offs := analyse(c.Value)
-			if len(terms) == 0 {
-				continue
-			}
-			pp := phrasePlan{terms: terms, offs: offs, label: -1}
-			if scored {
-				pp.label = label(`"` + c.Value + `"`)
-				if len(terms) == 1 {
-					addWord(terms[0], pp.label, false)
-				} else {
-					pl.phrases = append(pl.phrases, pp)
-				}
-			}
-			if len(terms) == 1 {
-				m.term = terms[0]
-			} else {
-				m.phrase = &pp
-			}
-		case ClauseTag:
-			t := normTag(c.Value)
-			if t == "" {
-				return nil, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "tag has no name"}
-			}
-			m.tag = "#" + t
-		case ClauseFolder:
-			m.folder = c.Value
-		case ClauseField:
-			k := normKey(c.Key)
-			terms, offs := analyse(c.Value)
-			if k == "" || len(terms) == 0 {
-				return nil, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "field value has no searchable words"}
-			}
-			for i := range terms {
-				terms[i] = k + "=" + terms[i]
-			}
-			m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1, meta: true}
+		m, ok, err := b.clause(q, c)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
 		}
 		switch {
 		case c.Negated:
@@ -362,6 +277,119 @@ func newPlan(a *analyzer, q *Query, o SearchOptions) (*plan, error) {
 		pl.labels = pl.labels[:64]
 	}
 	return pl, nil
+}
+
+// planner builds a plan clause by clause.
+type planner struct {
+	pl      *plan
+	st      *stemmer
+	labelOf map[string]int // label text → index in pl.labels
+	wordIdx map[string]int // term → index in pl.words
+}
+
+// label returns the index of label s, adding it on first use.
+func (b *planner) label(s string) int {
+	pl := b.pl
+	if i, ok := b.labelOf[s]; ok {
+		return i
+	}
+	b.labelOf[s] = len(pl.labels)
+	pl.labels = append(pl.labels, s)
+	return len(pl.labels) - 1
+}
+
+// addWord scores term t; prefix: it also matches the terms it begins (a bare
+// word's does, a one-word phrase's does not).
+func (b *planner) addWord(t string, lab int, prefix bool) {
+	pl := b.pl
+	prefix = prefix && len(t) >= prefixMinLen
+	if i, ok := b.wordIdx[t]; ok {
+		pl.words[i].qtf++
+		pl.words[i].prefix = pl.words[i].prefix || prefix
+		return
+	}
+	b.wordIdx[t] = len(pl.words)
+	pl.words = append(pl.words, wordPlan{term: t, prefix: prefix, qtf: 1, label: lab})
+}
+
+// analyse returns the terms of s and their positions relative to the first.
+func (b *planner) analyse(s string) (terms []string, offs []uint32) {
+	words([]byte(s), func(w word) {
+		if t := b.st.term(w.folded); t != "" {
+			terms = append(terms, t)
+			offs = append(offs, uint32(w.pos))
+		}
+	})
+	if len(offs) > 0 {
+		base := offs[0]
+		for i := range offs {
+			offs[i] -= base
+		}
+	}
+	return terms, offs
+}
+
+// clause adds clause c's scored words and phrases to the plan and returns its
+// matcher; ok is false when the clause has no terms (a stop word or
+// punctuation) and matches nothing.
+func (b *planner) clause(q *Query, c Clause) (m matcher, ok bool, err error) {
+	scored := !c.Negated
+	switch c.Kind {
+	case ClauseWord:
+		terms, offs := b.analyse(c.Value)
+		if len(terms) == 0 {
+			return m, false, nil // a stop word or punctuation
+		}
+		if scored {
+			lab := b.label(c.Value)
+			for _, t := range terms {
+				b.addWord(t, lab, true)
+			}
+		}
+		if len(terms) == 1 {
+			m.term, m.prefix = terms[0], len(terms[0]) >= prefixMinLen
+		} else {
+			m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1}
+		}
+	case ClausePhrase:
+		terms, offs := b.analyse(c.Value)
+		if len(terms) == 0 {
+			return m, false, nil
+		}
+		pp := phrasePlan{terms: terms, offs: offs, label: -1}
+		if scored {
+			pp.label = b.label(`"` + c.Value + `"`)
+			if len(terms) == 1 {
+				b.addWord(terms[0], pp.label, false)
+			} else {
+				b.pl.phrases = append(b.pl.phrases, pp)
+			}
+		}
+		if len(terms) == 1 {
+			m.term = terms[0]
+		} else {
+			m.phrase = &pp
+		}
+	case ClauseTag:
+		t := normTag(c.Value)
+		if t == "" {
+			return m, false, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "tag has no name"}
+		}
+		m.tag = "#" + t
+	case ClauseFolder:
+		m.folder = c.Value
+	case ClauseField:
+		k := normKey(c.Key)
+		terms, offs := b.analyse(c.Value)
+		if k == "" || len(terms) == 0 {
+			return m, false, &QueryError{Query: q.Text, Pos: c.Pos, Reason: "field value has no searchable words"}
+		}
+		for i := range terms {
+			terms[i] = k + "=" + terms[i]
+		}
+		m.phrase = &phrasePlan{terms: terms, offs: offs, label: -1, meta: true}
+	}
+	return m, true, nil
 }
 
 // expansions counts the terms a prefix word expands to, in key order: a term

@@ -109,9 +109,47 @@ func (h *highlighter) matches(text []byte) []match {
 func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chunk {
 	raw := t.raw
 	body := min(max(t.bodyStart, 0), len(raw))
-	// Byte offset of each body line.
-	starts := []int{body}
-	for i := body; ; {
+	starts := lineStarts([]int{body}, raw)
+	lineHits := map[int][]int{} // body line → tracked terms on it
+	se.findLineHits(lineHits, d, t, h, starts)
+	secs := sections([]section{{from: 0, title: ""}}, t, len(starts))
+	se.scoreSections(secs, lineHits, h)
+	order := make([]int, len(secs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
+	var out []Chunk
+	for _, si := range order {
+		sec := secs[si]
+		if len(out) == k || (sec.score == 0 && len(out) > 0) {
+			break
+		}
+		best := se.bestLine(sec, lineHits, h)
+		if best < 0 {
+			// No match in the section: its first non-blank line.
+			for li := sec.from; li < sec.to && best < 0; li++ {
+				if txt := lineText(raw, starts, li); len(bytes.TrimSpace(txt)) > 0 && !isFence(txt) {
+					best = li
+				}
+			}
+			if best < 0 {
+				if sec.score == 0 && si != order[len(order)-1] {
+					continue // an empty section: try the next
+				}
+				best = sec.from
+			}
+		}
+		txt := lineText(raw, starts, best)
+		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
+	}
+	return out
+}
+
+// lineStarts appends to starts, which holds the offset of the body's first line
+// in raw, the byte offset of each further body line.
+func lineStarts(starts []int, raw []byte) []int {
+	for i := starts[len(starts)-1]; ; {
 		nl := bytes.IndexByte(raw[i:], '\n')
 		if nl < 0 {
 			break
@@ -119,7 +157,23 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		i += nl + 1
 		starts = append(starts, i)
 	}
-	lineHits := map[int][]int{} // body line → tracked terms on it
+	return starts
+}
+
+// lineText returns body line li of raw, without its newline.
+func lineText(raw []byte, starts []int, li int) []byte {
+	end := len(raw)
+	if li+1 < len(starts) {
+		end = starts[li+1] - 1
+	}
+	return raw[starts[li]:end]
+}
+
+// findLineHits maps each body line of doc d to the terms on it in lineHits:
+// tracked term indexes from the ranking postings, or, when none is in the body
+// and the query has prefixes, -1-i for prefix i found by scanning the body's
+// first 32 KiB.
+func (se *searcher) findLineHits(lineHits map[int][]int, d uint32, t *storedText, h *highlighter, starts []int) {
 	var ps []uint32
 	for ti := range se.tracked {
 		ps = se.tracked[ti].bodyPositions(se.s.arena, ps[:0], d)
@@ -134,6 +188,8 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		}
 	}
 	if len(lineHits) == 0 && len(h.prefix) > 0 {
+		body := starts[0]
+		raw := t.raw
 		scan := raw[body:min(len(raw), body+32<<10)]
 		for _, m := range h.matches(scan) {
 			off := body + m.start
@@ -141,22 +197,30 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 			lineHits[li] = append(lineHits[li], -1-h.prefixIndex(m.term))
 		}
 	}
-	weight := func(ti int) float64 {
-		if ti >= 0 {
-			return h.exact[se.tracked[ti].term]
-		}
-		return h.prefix[-1-ti].weight
+}
+
+// termWeight is the highlight weight of a lineHits entry: a tracked term's
+// (ti >= 0) or a prefix's (-1-ti).
+func (se *searcher) termWeight(h *highlighter, ti int) float64 {
+	if ti >= 0 {
+		return h.exact[se.tracked[ti].term]
 	}
-	// Sections by body line.
-	type section struct {
-		from, to int // body lines
-		title    string
-		score    float64
-	}
-	secs := []section{{from: 0, title: ""}}
+	return h.prefix[-1-ti].weight
+}
+
+// section is a heading section of a note's body, by body line.
+type section struct {
+	from, to int // body lines
+	title    string
+	score    float64
+}
+
+// sections splits a body of n lines at its headings, appending to secs, which
+// holds the first section (before any heading, without a title).
+func sections(secs []section, t *storedText, n int) []section {
 	for _, hd := range t.headings {
 		li := hd.line - t.bodyLine
-		if li < 0 || li >= len(starts) {
+		if li < 0 || li >= n {
 			continue
 		}
 		if last := &secs[len(secs)-1]; li == last.from {
@@ -166,11 +230,17 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		secs = append(secs, section{from: li, title: hd.text})
 	}
 	for i := range secs {
-		secs[i].to = len(starts)
+		secs[i].to = n
 		if i+1 < len(secs) {
 			secs[i].to = secs[i+1].from
 		}
 	}
+	return secs
+}
+
+// scoreSections scores each section by the weights of the distinct terms in
+// it, plus a little for repeats.
+func (se *searcher) scoreSections(secs []section, lineHits map[int][]int, h *highlighter) {
 	count := map[int]int{}
 	var terms []int
 	for i := range secs {
@@ -188,58 +258,28 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		}
 		slices.Sort(terms)
 		for _, ti := range terms {
-			secs[i].score += weight(ti) * (1 + 0.1*math.Log(float64(count[ti])))
+			secs[i].score += se.termWeight(h, ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
-	order := make([]int, len(secs))
-	for i := range order {
-		order[i] = i
+}
+
+// bestLine returns the section's line with the highest summed term weight
+// (its heading line counting half), or -1 when no line has a match.
+func (se *searcher) bestLine(sec section, lineHits map[int][]int, h *highlighter) int {
+	best, bestScore := -1, 0.0
+	for li := sec.from; li < sec.to; li++ {
+		sc := 0.0
+		for _, ti := range lineHits[li] {
+			sc += se.termWeight(h, ti)
+		}
+		if sc > 0 && li == sec.from && sec.title != "" {
+			sc /= 2 // the heading line itself says less than the text under it
+		}
+		if sc > bestScore {
+			best, bestScore = li, sc
+		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
-	lineText := func(li int) (int, []byte) {
-		end := len(raw)
-		if li+1 < len(starts) {
-			end = starts[li+1] - 1
-		}
-		return starts[li], raw[starts[li]:end]
-	}
-	var out []Chunk
-	for _, si := range order {
-		sec := secs[si]
-		if len(out) == k || (sec.score == 0 && len(out) > 0) {
-			break
-		}
-		best, bestScore := -1, 0.0
-		for li := sec.from; li < sec.to; li++ {
-			sc := 0.0
-			for _, ti := range lineHits[li] {
-				sc += weight(ti)
-			}
-			if sc > 0 && li == sec.from && sec.title != "" {
-				sc /= 2 // the heading line itself says less than the text under it
-			}
-			if sc > bestScore {
-				best, bestScore = li, sc
-			}
-		}
-		if best < 0 {
-			// No match in the section: its first non-blank line.
-			for li := sec.from; li < sec.to && best < 0; li++ {
-				if _, txt := lineText(li); len(bytes.TrimSpace(txt)) > 0 && !isFence(txt) {
-					best = li
-				}
-			}
-			if best < 0 {
-				if sec.score == 0 && si != order[len(order)-1] {
-					continue // an empty section: try the next
-				}
-				best = sec.from
-			}
-		}
-		_, txt := lineText(best)
-		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
-	}
-	return out
+	return best
 }
 
 func (h *highlighter) prefixIndex(stem string) int {
