@@ -48,6 +48,9 @@ type session struct {
 	access Access
 	// cursor is the last commit the client was told it is at: the resume hint.
 	cursor repo.CommitID
+	// skipTo: queued events at or before this commit (the vault's head, replayed
+	// ahead of the hub) are skipped; "" once one after it was seen.
+	skipTo repo.CommitID
 	sent   bool // a frame was written since the last head tick
 	ping   *time.Ticker
 }
@@ -104,7 +107,14 @@ func (s *session) run(ctx context.Context, start repo.CommitID) error {
 	}
 	s.cursor = start
 	if s.q.Since != "" {
-		if err := s.replay(ctx, start); err != nil {
+		// Replay as of the vault's head, which may be ahead of the hub's (events
+		// on their way): a client resuming from a commit it just made is not told
+		// to resync, and the queued events up to that head are skipped.
+		target := start
+		if head := s.h.src.Head(); head != "" && head != start {
+			target, s.skipTo = head, head
+		}
+		if err := s.replay(ctx, target); err != nil {
 			return err
 		}
 	}
@@ -193,6 +203,9 @@ func (s *session) live(ctx context.Context) error {
 			var slow bool
 			batch, slow = s.c.take(batch[:0])
 			for _, e := range batch {
+				if s.skip(ctx, e) {
+					continue
+				}
 				if err := s.sendEvent(e); err != nil {
 					return err
 				}
@@ -222,6 +235,30 @@ func (s *session) live(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// skip reports whether e was replayed already (at or before skipTo).
+func (s *session) skip(ctx context.Context, e *repo.Event) bool {
+	if s.skipTo == "" {
+		return false
+	}
+	if s.h.atOrBefore(ctx, e, s.skipTo) {
+		if e.ID == s.skipTo {
+			s.skipTo = ""
+		}
+		return true
+	}
+	s.skipTo = ""
+	return false
+}
+
+// atOrBefore reports whether e is to or an ancestor of it.
+func (h *Hub) atOrBefore(ctx context.Context, e *repo.Event, to repo.CommitID) bool {
+	if e.ID == to {
+		return true
+	}
+	newer, _, err := h.src.CommitsBetween(ctx, to, e.ID, "", 1)
+	return err == nil && len(newer) == 0
 }
 
 func (s *session) holds() bool { return s.access.Holds == nil || s.access.Holds() }

@@ -187,12 +187,10 @@ func (p *poller) skip(ctx context.Context, e *repo.Event) bool {
 	if p.skipTo == "" {
 		return false
 	}
-	if e.ID == p.skipTo {
-		p.skipTo = ""
-		return true
-	}
-	newer, _, err := p.h.src.CommitsBetween(ctx, p.skipTo, e.ID, "", 1)
-	if err == nil && len(newer) == 0 {
+	if p.h.atOrBefore(ctx, e, p.skipTo) {
+		if e.ID == p.skipTo {
+			p.skipTo = ""
+		}
 		return true
 	}
 	p.skipTo = ""

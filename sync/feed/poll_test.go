@@ -82,3 +82,33 @@ func TestHub_PollBadWait(t *testing.T) {
 		t.Fatalf("%d clients left registered", st.Clients)
 	}
 }
+
+// TestHub_ResumeAheadOfHub: a websocket client resuming from a commit the vault
+// has but the hub has not published yet (it just made it) is replayed what
+// follows, not told to resync, and the held events are not told twice when they
+// reach the hub.
+func TestHub_ResumeAheadOfHub(t *testing.T) {
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	v := newVault(t, repo.Options{OnEvent: func(repo.Event) { <-hold }})
+	t.Cleanup(release)
+	env := newEnv(t, v, feed.Options{})
+	start := v.Head()
+	var ids []repo.CommitID
+	for i := range 3 {
+		ids = append(ids, write(t, v, put(fmt.Sprintf("n%d.md", i), "# N\n")))
+	}
+	if st := env.hub.Stats(); st.Head != start {
+		t.Fatalf("hub head %s: the events were not held", st.Head.Short())
+	}
+	c := env.dial(t, tokAll, feed.Query{Since: ids[1]})
+	c.expect(t, feed.TypeHello)
+	if m := c.must(t); m.Type != feed.TypeEvent || m.Commit != ids[2] {
+		t.Fatalf("resume from a commit the hub has not published: %+v, want the event of %s", m, ids[2].Short())
+	}
+	release()
+	late := write(t, v, put("late.md", "# L\n"))
+	if m := c.must(t); m.Type != feed.TypeEvent || m.Commit != late {
+		t.Fatalf("after the held events reached the hub: %+v, want only %s", m, late.Short())
+	}
+}
