@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,5 +111,31 @@ func TestHub_ResumeAheadOfHub(t *testing.T) {
 	late := write(t, v, put("late.md", "# L\n"))
 	if m := c.must(t); m.Type != feed.TypeEvent || m.Commit != late {
 		t.Fatalf("after the held events reached the hub: %+v, want only %s", m, late.Short())
+	}
+}
+
+// TestHub_SyncArrivedCommit: a commit that came from another replica and that the
+// vault took in (repo.Vault.Advance, what norn sync does) reaches the feed once,
+// as source sync, with its changes.
+func TestHub_SyncArrivedCommit(t *testing.T) {
+	v := newVault(t, repo.Options{})
+	env := newEnv(t, v, feed.Options{})
+	c := env.dial(t, tokAll, feed.Query{})
+	c.expect(t, feed.TypeHello)
+
+	other := t.TempDir()
+	gitCmd(t, other, "clone", "-q", v.Dir(), ".")
+	gitWrite(t, other, "from-afar.md", "# From afar\n")
+	gitCmd(t, other, "add", "from-afar.md")
+	gitCmd(t, other, "commit", "-q", "-m", "from another replica")
+	gitCmd(t, v.Dir(), "fetch", "-q", other, "HEAD")
+	target := repo.CommitID(strings.TrimSpace(gitCmd(t, v.Dir(), "rev-parse", "FETCH_HEAD")))
+	if _, err := v.Advance(context.Background(), v.Head(), target); err != nil {
+		t.Fatal(err)
+	}
+	m := c.must(t)
+	if m.Type != feed.TypeEvent || m.Commit != target || m.Source != repo.SourceSync ||
+		len(m.Changes) != 1 || m.Changes[0].Path != "from-afar.md" || m.Changes[0].Kind != repo.EventAdded {
+		t.Fatalf("the synced commit on the feed: %+v, want one added change from %s as source sync", m, target.Short())
 	}
 }
