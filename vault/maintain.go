@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -139,8 +138,8 @@ func newestChange(dir string, changes []repo.Change) time.Time {
 	var newest time.Time
 	for _, c := range changes {
 		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(string(c.Path))))
-		if errors.Is(err, fs.ErrNotExist) || err != nil {
-			continue
+		if err != nil {
+			continue // removed (or unreadable): no mtime to wait on
 		}
 		if t := fi.ModTime(); t.After(newest) {
 			newest = t
