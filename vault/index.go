@@ -40,6 +40,8 @@ type Indexer struct {
 	dir   string
 	opts  graph.Options
 	log   *slog.Logger
+	// derivers keep the derived tables (derive.go).
+	derivers []deriver
 
 	catchMu sync.Mutex // serialises catch-up and rebuild
 
@@ -92,7 +94,7 @@ func newIndexer(v *repo.Vault, opts graph.Options, log *slog.Logger) *Indexer {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Indexer{vault: v, dir: IndexDir(v), opts: opts, log: log}
+	return &Indexer{vault: v, dir: IndexDir(v), opts: opts, log: log, derivers: derivers()}
 }
 
 // load opens a lazy index on its first explicit use (a search, catch-up, rebuild,
@@ -465,7 +467,11 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 		}
 		slices.SortFunc(put, func(a, b graph.Doc) int { return order[a.Path] - order[b.Path] })
 	}
-	if err := ix.Update(ctx, graph.DocBatch(head, put, remove)); err != nil {
+	b := graph.DocBatch(head, put, remove)
+	if err := x.changedRows(ctx, &b, repo.CommitID(from), repo.CommitID(head), changes); err != nil {
+		return fmt.Errorf("catch up index: %w", err)
+	}
+	if err := ix.Update(ctx, b); err != nil {
 		return fmt.Errorf("catch up index: %w", err)
 	}
 	return nil
@@ -506,7 +512,8 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
 	}
-	if err := ix.Rebuild(ctx, string(head), graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), files)), p); err != nil {
+	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), files)))
+	if err := ix.Rebuild(ctx, string(head), records, p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	// A rebuild holds every posting in memory at once; give that back to the OS
