@@ -20,6 +20,8 @@ type WatchOptions struct {
 	// fs.inotify.max_user_watches); past it, as when the system refuses one, the
 	// watcher gives up and every Take asks for a full scan. Zero is no cap.
 	MaxFolders int
+	// Logger gets the watcher's warnings (default the vault's).
+	Logger *slog.Logger
 }
 
 // Watcher follows the working tree through the operating system's file events
@@ -44,7 +46,9 @@ type Watcher struct {
 	paths   map[string]struct{}
 	full    bool
 	polling bool
-	folders int
+	// dirs are the folders watched (only the watcher's goroutine, and Watch
+	// before it starts, change it).
+	dirs map[string]struct{}
 }
 
 // Watch starts watching the working tree; Close stops it. When the operating
@@ -53,7 +57,10 @@ type Watcher struct {
 // asks for a full scan.
 func (v *Vault) Watch(opts WatchOptions) *Watcher {
 	w := &Watcher{v: v, log: v.log, opts: opts, changed: make(chan struct{}, 1), done: make(chan struct{}),
-		paths: map[string]struct{}{}, full: true}
+		paths: map[string]struct{}{}, full: true, dirs: map[string]struct{}{}}
+	if opts.Logger != nil {
+		w.log = opts.Logger
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		w.fallBack(fmt.Errorf("start watching: %w", err))
@@ -137,6 +144,9 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	if p == ".git" || strings.HasPrefix(p, ".git/") || builtinMatcher.Match(strings.Split(p, "/"), false) {
 		return // git's own files, editor state: never a hand edit
 	}
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		w.unwatch(p)
+	}
 	if ev.Has(fsnotify.Create) || (ev.Has(fsnotify.Write) && filepath.Base(p) == ".gitignore") {
 		// A new folder (made, or moved in) is watched, and scanned whole: files
 		// may have been put in it before the watch began. A changed .gitignore
@@ -149,6 +159,19 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 	}
 	w.note(p)
+}
+
+// unwatch drops the watches of folder p and those under it, moved away or removed.
+// A folder's watch follows it when it is moved (the kernel's watch is on the
+// folder, not its name): left in place, its events would carry the old name, and
+// the watch could not be taken again under the new one.
+func (w *Watcher) unwatch(p string) {
+	for d := range w.dirs {
+		if d == p || strings.HasPrefix(d, p+"/") || p == "" {
+			w.fsw.Remove(filepath.Join(w.v.dir, filepath.FromSlash(d))) // gone already: nothing to drop
+			delete(w.dirs, d)
+		}
+	}
 }
 
 // lost handles an error from the event queue: events may have been lost (the
@@ -201,21 +224,22 @@ func (w *Watcher) addTree(root string) {
 
 // add watches one folder.
 func (w *Watcher) add(p string) error {
-	w.mu.Lock()
-	n, polling := w.folders, w.polling
-	w.mu.Unlock()
-	if polling {
+	if w.Polling() {
 		return fs.SkipAll
 	}
-	if w.opts.MaxFolders > 0 && n >= w.opts.MaxFolders {
-		return fmt.Errorf("watch %s: %d folders watched already (the cap)", p, n)
+	if p == "." {
+		p = ""
+	}
+	if _, ok := w.dirs[p]; ok {
+		return nil
+	}
+	if n := len(w.dirs); w.opts.MaxFolders > 0 && n >= w.opts.MaxFolders {
+		return fmt.Errorf("watch %s: %d folders watched already (the cap)", orDot(p), n)
 	}
 	err := w.fsw.Add(filepath.Join(w.v.dir, filepath.FromSlash(p)))
 	switch {
 	case err == nil:
-		w.mu.Lock()
-		w.folders++
-		w.mu.Unlock()
+		w.dirs[p] = struct{}{}
 		return nil
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENOMEM):
 		return fmt.Errorf("watch %s: %w (raise fs.inotify.max_user_watches)", p, err)

@@ -70,7 +70,11 @@ func (m *Maintainer) Run(ctx context.Context) error {
 		log = slog.Default()
 	}
 	if m.Watch {
-		m.watcher = m.Vault.Watch(m.WatchOptions)
+		opts := m.WatchOptions
+		if opts.Logger == nil {
+			opts.Logger = log
+		}
+		m.watcher = m.Vault.Watch(opts)
 		defer func() {
 			m.watcher.Close()
 			m.watcher = nil
