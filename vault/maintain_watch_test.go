@@ -193,3 +193,18 @@ func TestMaintainer_WatchLimitFallsBackToPolling(t *testing.T) {
 		t.Fatalf("no warning logged:\n%s", l.String())
 	}
 }
+
+// TestMaintainer_WatchFollowsGitignore: a folder .gitignore hides is not watched;
+// once the .gitignore stops hiding it, its files are committed and the folder is
+// watched from then on (an edit in it is committed, with no full scan to find it).
+func TestMaintainer_WatchFollowsGitignore(t *testing.T) {
+	v, _ := watching(t, 0, repo.WatchOptions{}, time.Hour)
+	handEdit(t, v, "sub/.gitignore", "hidden/\n")
+	waitHead(t, v, "sub/.gitignore", "hidden/\n")
+	handEdit(t, v, "sub/hidden/a.md", "hidden at first\n")
+	handEdit(t, v, "sub/.gitignore", "# nothing hidden\n")
+	waitHead(t, v, "sub/.gitignore", "# nothing hidden\n")
+	waitHead(t, v, "sub/hidden/a.md", "hidden at first\n")
+	handEdit(t, v, "sub/hidden/a.md", "edited in the folder now watched\n")
+	waitHead(t, v, "sub/hidden/a.md", "edited in the folder now watched\n")
+}
