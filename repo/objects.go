@@ -38,9 +38,16 @@ type objectStore struct {
 }
 
 func newObjectStore(gitDir string) *objectStore {
+	s := openObjects(gitDir)
+	s.packs.removeStaleTemp()
+	return s
+}
+
+// openObjects opens the object store to read: unlike newObjectStore it removes no
+// temporary files a crashed writer left.
+func openObjects(gitDir string) *objectStore {
 	s := &objectStore{dir: filepath.Join(gitDir, "objects")}
 	s.packs = newPackSet(s.dir)
-	s.packs.removeStaleTemp()
 	s.packs.refresh()
 	s.git = filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRU(16<<20))
 	return s

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // packSet reads objects straight from the repository's packfiles, from any number
@@ -63,6 +65,19 @@ type pack struct {
 	// mixed says whether the pack holds deltas (git wrote it), which Norn never
 	// merges: 0 unknown, 1 undeltified only, 2 has deltas.
 	mixed int8
+	// mapped is the index file mapped into memory, which ids, offs and large
+	// point into (nil when they are on the heap); unmapped by close.
+	mapped []byte
+}
+
+// close closes the data file and unmaps the index; the caller holds the pack
+// set's lock, so no reader is using it.
+func (p *pack) close() {
+	p.f.Close()
+	if p.mapped != nil {
+		unix.Munmap(p.mapped)
+		p.mapped, p.ids, p.offs, p.large = nil, nil, nil, nil
+	}
 }
 
 // Pack object types (gitformat-pack).
@@ -117,7 +132,7 @@ func (ps *packSet) refresh() {
 		if slices.Contains(names, p.name) {
 			keep = append(keep, p)
 		} else {
-			p.f.Close()
+			p.close()
 		}
 	}
 	has := func(n string) func(*pack) bool { return func(p *pack) bool { return p.name == n } }
@@ -140,11 +155,11 @@ func (ps *packSet) add(p *pack) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.closed {
-		p.f.Close()
+		p.close()
 		return
 	}
 	if i := slices.IndexFunc(ps.packs, func(q *pack) bool { return q.name == p.name }); i >= 0 {
-		ps.packs[i].f.Close() // the same objects again: keep one handle
+		ps.packs[i].close() // the same objects again: keep one handle
 		ps.packs = slices.Delete(ps.packs, i, i+1)
 	}
 	ps.packs = slices.Insert(ps.packs, 0, p)
@@ -158,22 +173,33 @@ func (ps *packSet) close() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for _, p := range ps.packs {
-		p.f.Close()
+		p.close()
 	}
-	ps.packs, ps.closed = nil, true
+	for _, p := range ps.retired {
+		p.close()
+	}
+	ps.packs, ps.retired, ps.closed = nil, nil, true
 	ps.bases.clear()
 }
 
 // openPack opens the pack called name in dir: its index whole, its data file
 // for ReadAt.
-func openPack(dir, name string) (*pack, error) {
-	idx, err := os.ReadFile(filepath.Join(dir, name+".idx"))
+func openPack(dir, name string) (p *pack, err error) {
+	idx, mapped, err := mapFile(filepath.Join(dir, name+".idx"))
 	if err != nil {
 		return nil, err
 	}
-	p, err := parsePackIndex(idx)
+	defer func() {
+		if err != nil && mapped {
+			unix.Munmap(idx)
+		}
+	}()
+	p, err = parsePackIndex(idx)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", name, err)
+	}
+	if mapped {
+		p.mapped = idx
 	}
 	f, err := os.Open(filepath.Join(dir, name+".pack"))
 	if err != nil {
@@ -195,6 +221,30 @@ func openPack(dir, name string) (*pack, error) {
 	}
 	p.name, p.f, p.size = name, f, fi.Size()
 	return p, nil
+}
+
+// mapFile maps a file that is never changed in place (git and Norn write a pack
+// index whole and rename it into place) into memory, read-only: a lookup touches
+// the pages of its fan-out and its binary search, not the whole file (2.8 MB for
+// 100,000 objects, which a one-shot command read whole). It reads the file into
+// the heap where mapping fails; mapped says which.
+func mapFile(path string) (b []byte, mapped bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if size := fi.Size(); size > 0 && size == int64(int(size)) {
+		if b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED); err == nil {
+			return b, true, nil
+		}
+	}
+	b, err = io.ReadAll(f)
+	return b, false, err
 }
 
 // parsePackIndex parses a pack index. Version 2: magic and version, 256 fan-out

@@ -374,7 +374,7 @@ func (ps *packSet) dropMerged() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for _, p := range old {
-		p.f.Close()
+		p.close()
 		if i, ok := slices.BinarySearch(ps.names, p.name); ok {
 			ps.names = slices.Delete(ps.names, i, i+1)
 		}

@@ -30,6 +30,24 @@ type Maintainer struct {
 	// anyway once its first edit is MaxSettle old (default 10 × Settle).
 	Settle    time.Duration
 	MaxSettle time.Duration
+	// Watch makes Run follow the working tree's file events (repo.Vault.Watch):
+	// a round then looks only at the paths that changed, and a hand edit is
+	// committed once it has rested Settle, without waiting for the next round.
+	// The whole tree is scanned at the start, after lost events, and every Rescan
+	// (default 10 minutes) as a safety net. Round alone (without Run) scans it all.
+	Watch bool
+	// WatchOptions configure the watcher (Watch).
+	WatchOptions repo.WatchOptions
+	Rescan       time.Duration
+
+	// watcher is Run's when Watch is set; pending is what it reported that no
+	// round has dealt with yet, lastFull when the whole tree was last scanned.
+	watcher  *repo.Watcher
+	pending  map[string]struct{}
+	full     bool
+	lastFull time.Time
+	// wake is when a round is due for edits resting now (zero: none).
+	wake time.Time
 
 	// since is when the round first saw the edits it has not committed yet.
 	since time.Time
@@ -51,22 +69,70 @@ func (m *Maintainer) Run(ctx context.Context) error {
 	if log == nil {
 		log = slog.Default()
 	}
+	if m.Watch {
+		opts := m.WatchOptions
+		if opts.Logger == nil {
+			opts.Logger = log
+		}
+		m.watcher = m.Vault.Watch(opts)
+		defer func() {
+			m.watcher.Close()
+			m.watcher = nil
+		}()
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		if err := m.Round(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Warn("vault maintenance", "err", err)
 		}
+		if !m.wait(ctx, t.C) {
+			return nil
+		}
+	}
+}
+
+// wait waits for the next round: the tick, or edits the watcher reports once
+// they may have rested Settle (m.wake). It returns false when ctx is done.
+func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) bool {
+	var changed <-chan struct{}
+	if m.watcher != nil {
+		changed = m.watcher.Changed()
+	}
+	for {
+		var due <-chan time.Time
+		var timer *time.Timer
+		if !m.wake.IsZero() {
+			timer = time.NewTimer(time.Until(m.wake))
+			due = timer.C
+		}
+		run, done := false, false
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-t.C:
+			done = true
+		case <-tick:
+			run = true
+		case <-due:
+			run = true
+		case <-changed:
+			if m.Settle <= 0 {
+				run = true
+			} else if m.wake.IsZero() { // an edit now rests Settle before it is committed
+				m.wake = time.Now().Add(m.Settle)
+			}
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if done || run {
+			return !done
 		}
 	}
 }
 
 // Round does one round of maintenance and reports what it did.
 func (m *Maintainer) Round(ctx context.Context) error {
+	m.wake = time.Time{}
 	// First take in what other processes committed (a `norn` command, git pull),
 	// so their files are not mistaken for a person's edits.
 	if err := m.Vault.Refresh(ctx); err != nil {
@@ -82,12 +148,16 @@ func (m *Maintainer) Round(ctx context.Context) error {
 		m.Logger.Warn("search settings", "err", err)
 	}
 	m.noteBusy(m.Vault.Busy())
-	if !m.settled(ctx) {
+	scope := m.scope()
+	if !m.settled(ctx, scope) {
 		return nil
 	}
-	res, err := m.Vault.CommitExternal(ctx, "", "")
+	res, err := m.Vault.CommitExternalIn(ctx, scope, "", "")
 	if err != nil && !errors.Is(err, repo.ErrConflict) {
 		return err // a conflict means Norn wrote the same note meanwhile: next round
+	}
+	if err == nil {
+		m.dealt(scope)
 	}
 	if res != nil && m.Logger != nil {
 		m.Logger.Info("committed external edits", "commit", res.Commit, "files", len(res.Changes))
@@ -105,16 +175,64 @@ func (m *Maintainer) Round(ctx context.Context) error {
 // DefaultSettle is the Settle of the maintainer norn serve runs.
 const DefaultSettle = time.Second
 
-// settled reports whether the working tree's edits may be committed now: there are
-// none to wait for, Settle is zero, the newest changed file is at least Settle old,
-// or the edits have waited MaxSettle already.
-func (m *Maintainer) settled(ctx context.Context) bool {
+// scope returns what this round looks at: everything without a watcher; with
+// one, the paths it reported that no round has dealt with yet, or everything at
+// the start, after lost events and every Rescan.
+func (m *Maintainer) scope() repo.Scope {
+	if m.watcher == nil {
+		return repo.Scope{Full: true}
+	}
+	rescan := m.Rescan
+	if rescan <= 0 {
+		rescan = 10 * time.Minute
+	}
+	got := m.watcher.Take()
+	if got.Full || time.Since(m.lastFull) >= rescan {
+		m.full = true
+	}
+	if m.pending == nil {
+		m.pending = map[string]struct{}{}
+	}
+	for _, p := range got.Paths {
+		m.pending[p] = struct{}{}
+	}
+	if m.full {
+		return repo.Scope{Full: true}
+	}
+	s := repo.Scope{Paths: make([]string, 0, len(m.pending))}
+	for p := range m.pending {
+		s.Paths = append(s.Paths, p)
+	}
+	return s
+}
+
+// dealt records that a round looked at scope and committed what it found there.
+func (m *Maintainer) dealt(scope repo.Scope) {
+	if scope.Full {
+		m.full, m.lastFull = false, time.Now()
+	}
+	for _, p := range scope.Paths {
+		delete(m.pending, p)
+	}
+	if scope.Full {
+		clear(m.pending)
+	}
+}
+
+// settled reports whether the working tree's edits in scope may be committed now:
+// there are none to wait for, Settle is zero, the newest changed file is at least
+// Settle old, or the edits have waited MaxSettle already. While they rest, m.wake
+// is when they will have.
+func (m *Maintainer) settled(ctx context.Context, scope repo.Scope) bool {
 	if m.Settle <= 0 {
 		return true
 	}
-	changes, err := m.Vault.Changes(ctx)
+	changes, err := m.Vault.ChangesIn(ctx, scope)
 	if err != nil || len(changes) == 0 {
 		m.since = time.Time{}
+		if err == nil {
+			m.dealt(scope)
+		}
 		return err != nil // let CommitExternal meet (and report) the error
 	}
 	now := time.Now()
@@ -125,9 +243,14 @@ func (m *Maintainer) settled(ctx context.Context) bool {
 	if maxSettle <= 0 {
 		maxSettle = 10 * m.Settle
 	}
-	if now.Sub(m.since) >= maxSettle || now.Sub(newestChange(m.Vault.Dir(), changes)) >= m.Settle {
+	newest := newestChange(m.Vault.Dir(), changes)
+	if now.Sub(m.since) >= maxSettle || now.Sub(newest) >= m.Settle {
 		m.since = time.Time{}
 		return true
+	}
+	m.wake = newest.Add(m.Settle)
+	if cap := m.since.Add(maxSettle); cap.Before(m.wake) {
+		m.wake = cap
 	}
 	return false
 }

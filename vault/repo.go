@@ -88,6 +88,15 @@ func (v *Vault) CommitsBetween(ctx context.Context, from, to, after repo.CommitI
 // Changes lists the edits a person made in the working tree (repo.Vault.Changes).
 func (v *Vault) Changes(ctx context.Context) ([]repo.Change, error) { return v.repo.Changes(ctx) }
 
+// ChangesIn lists the edits a person made in part of the working tree
+// (repo.Vault.ChangesIn).
+func (v *Vault) ChangesIn(ctx context.Context, scope repo.Scope) ([]repo.Change, error) {
+	return v.repo.ChangesIn(ctx, scope)
+}
+
+// Watch starts watching the working tree for hand edits (repo.Vault.Watch).
+func (v *Vault) Watch(opts repo.WatchOptions) *repo.Watcher { return v.repo.Watch(opts) }
+
 // Refresh catches the vault up with commits another process made.
 func (v *Vault) Refresh(ctx context.Context) error { return v.repo.Refresh(ctx) }
 
@@ -111,9 +120,15 @@ func (v *Vault) RemoveTempFiles(ctx context.Context) (int, error) { return v.rep
 // CommitExternal commits the edits a person made in the working tree
 // (repo.Vault.CommitExternal), in turn with a move's commit (see writeMu).
 func (v *Vault) CommitExternal(ctx context.Context, op repo.Op, message string) (*repo.Result, error) {
+	return v.CommitExternalIn(ctx, repo.Scope{Full: true}, op, message)
+}
+
+// CommitExternalIn is CommitExternal over the paths of scope only
+// (repo.Vault.CommitExternalIn).
+func (v *Vault) CommitExternalIn(ctx context.Context, scope repo.Scope, op repo.Op, message string) (*repo.Result, error) {
 	v.writeMu.RLock()
 	defer v.writeMu.RUnlock()
-	return v.repo.CommitExternal(ctx, op, message)
+	return v.repo.CommitExternalIn(ctx, scope, op, message)
 }
 
 // ResolveCommit turns a commit-ish (an id, a branch, HEAD, with ~N or ^N) into

@@ -15,6 +15,15 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *at == "" && looksLikePath(args[0]) {
+		// A note's path at HEAD needs the trees on its path, not the vault opened
+		// (HEAD's whole tree, git's index, the writer lock): the same cost at any
+		// size. Anything else (a name, a path not at HEAD, git busy) opens it,
+		// which resolves names and says what is wrong.
+		if b, err := repo.ReadHead(ctx, vaultDir(e, g), note.Path(args[0])); err == nil {
+			return printRead(e, g, b, b.Content, "")
+		}
+	}
 	rv, _, err := openVault(ctx, e, g)
 	if err != nil {
 		return err
@@ -44,6 +53,12 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		content = content[s:end]
 	}
+	return printRead(e, g, b, content, heading)
+}
+
+// printRead prints what norn read read: content (the note, or its section under
+// heading), or with --json the note's path, revision and commit too.
+func printRead(e *env, g *globals, b *repo.Blob, content []byte, heading string) error {
 	if g.json {
 		out := map[string]any{"path": b.Path, "revision": b.Revision, "commit": b.Commit, "content": string(content)}
 		if heading != "" {
@@ -51,6 +66,6 @@ func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		return printJSON(e, out)
 	}
-	_, err = e.stdout.Write(content)
+	_, err := e.stdout.Write(content)
 	return err
 }

@@ -67,7 +67,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	var wg sync.WaitGroup
 	wg.Go(v.Index.LoadLinks) // the index opened without its link graph; read it now
 	wg.Go(func() {
-		(&vault.Maintainer{Vault: v, Logger: log, Settle: vault.DefaultSettle}).Run(mctx)
+		(&vault.Maintainer{Vault: v, Logger: log, Settle: vault.DefaultSettle, Watch: true}).Run(mctx)
 	})
 	defer wg.Wait()
 	defer stopMaint()

@@ -1,0 +1,78 @@
+package repo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// takeUntil merges what w reports until it names p (or asks for a full scan).
+func takeUntil(t *testing.T, w *Watcher, p string) Scope {
+	t.Helper()
+	var got Scope
+	deadline := time.After(30 * time.Second)
+	for {
+		s := w.Take()
+		got.Full = got.Full || s.Full
+		got.Paths = append(got.Paths, s.Paths...)
+		if got.Full || slices.Contains(got.Paths, p) {
+			return got
+		}
+		select {
+		case <-w.Changed():
+		case <-deadline:
+			t.Fatalf("the watcher never reported %s (got %v)", p, got.Paths)
+		}
+	}
+}
+
+// TestWatcher_OverflowScansAll: events lost (here a folder's watch removed, as an
+// overflowed kernel queue loses them) leave an edit unseen by the scoped scan; the
+// overflow error makes the next Take a full scan, which commits it. git status is
+// the oracle.
+func TestWatcher_OverflowScansAll(t *testing.T) {
+	ctx := context.Background()
+	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
+		Seed: map[string][]byte{"d/a.md": []byte("a\n"), "b.md": []byte("b\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	w := v.Watch(WatchOptions{})
+	defer w.Close()
+	if s := w.Take(); !s.Full {
+		t.Fatalf("first Take %+v: want a full scan (the start)", s)
+	}
+	if err := w.fsw.Remove(filepath.Join(v.dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(v.dir, "d", "a.md"), []byte("a, unseen\n"), 0o644)
+	os.WriteFile(filepath.Join(v.dir, "b.md"), []byte("b, seen\n"), 0o644)
+	s := takeUntil(t, w, "b.md")
+	if s.Full || slices.Contains(s.Paths, "d/a.md") || slices.Contains(s.Paths, "d") {
+		t.Fatalf("Take %+v: d's events were to be lost", s)
+	}
+	if _, err := v.CommitExternalIn(ctx, s, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitIn(t, v.dir, "status", "--porcelain"); st != "M d/a.md" {
+		t.Fatalf("git status after the scoped commit: %q (want only the unseen edit left)", st)
+	}
+	w.lost(fsnotify.ErrEventOverflow)
+	if s := w.Take(); !s.Full {
+		t.Fatalf("Take after an overflow %+v: want a full scan", s)
+	} else if _, err := v.CommitExternalIn(ctx, s, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitIn(t, v.dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status after the full scan: %q", st)
+	}
+	if got := gitIn(t, v.dir, "show", "HEAD:d/a.md"); got != "a, unseen" {
+		t.Fatalf("HEAD:d/a.md = %q", got)
+	}
+}
