@@ -23,7 +23,10 @@ type RerankStats struct {
 	Cached    bool    `json:"cached,omitempty"`
 	TokensIn  int     `json:"tokens_in"`
 	TokensOut int     `json:"tokens_out"`
-	LatencyMS float64 `json:"latency_ms"`
+	// TokensEstimated: the endpoint reported no usage (a failed call), so
+	// TokensIn is the prompt's estimate.
+	TokensEstimated bool    `json:"tokens_estimated,omitempty"`
+	LatencyMS       float64 `json:"latency_ms"`
 	// GateRatio is the second public score over the first (the gate's input).
 	GateRatio float64 `json:"gate_ratio"`
 }
@@ -88,7 +91,7 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 	resp.Engine = res.Engine
 	if res.Reranked || res.Latency > 0 || res.Engine != EngineBM25 {
 		resp.Rerank = &RerankStats{Cached: res.Cached, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
-			LatencyMS: float64(res.Latency.Microseconds()) / 1000, GateRatio: res.Gate.Ratio}
+			TokensEstimated: res.TokensEstimated, LatencyMS: float64(res.Latency.Microseconds()) / 1000, GateRatio: res.Gate.Ratio}
 	}
 	if res.Reranked {
 		at := make(map[note.Path]graph.Hit, len(resp.Hits))
