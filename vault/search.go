@@ -20,9 +20,9 @@ const sectionCap = 2048
 // RerankStats are what a search's call to the reranker cost (SearchResponse.Rerank):
 // present when the model was asked, answered from the cache, or skipped by the budget.
 type RerankStats struct {
-	Cached    bool    `json:"cached,omitempty"`
-	TokensIn  int     `json:"tokens_in"`
-	TokensOut int     `json:"tokens_out"`
+	Cached    bool `json:"cached,omitempty"`
+	TokensIn  int  `json:"tokens_in"`
+	TokensOut int  `json:"tokens_out"`
 	// TokensEstimated: the endpoint reported no usage (a failed call), so
 	// TokensIn is the prompt's estimate.
 	TokensEstimated bool    `json:"tokens_estimated,omitempty"`
