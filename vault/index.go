@@ -255,6 +255,14 @@ func (x *Indexer) privacy() config.Privacy {
 	return config.Privacy{Folders: x.opts.PrivateFolders, Tags: x.opts.PrivateTags}
 }
 
+// judgedUnder reports whether the index's private bits were judged under the
+// private tags tags (as the settings list them).
+func (x *Indexer) judgedUnder(tags []string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Equal(x.opts.PrivateTags, tags)
+}
+
 // recreateInBackground takes the index out of use, saying why (cause), and
 // recreates it from HEAD in the background; old, if not nil, is closed first.
 // Searches and link queries scan meanwhile. The caller holds x.mu, or is

@@ -83,6 +83,9 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 		return resp, nil
 	}
 	cands := candidates(cfg, resp.Hits)
+	for i, h := range resp.Hits {
+		cands[i].Private = cands[i].Private || v.HitPrivate(ctx, cfg, h)
+	}
 	gate := rerank.Gate{Threshold: cfg.Rerank.Threshold}
 	if _, ask := rerank.Decide(gate, r.Rerank, cands); ask {
 		v.sectionTexts(ctx, cands, resp.Hits, rr.K())
@@ -118,6 +121,23 @@ func candidates(cfg config.Config, hits []graph.Hit) []rerank.Candidate {
 			Score: h.Score, Private: h.Private || cfg.IsPrivate(h.Path, nil)}
 	}
 	return cands
+}
+
+// HitPrivate reports whether search hit h is private under the current settings
+// cfg where the index's private bit may not say so yet: its folder is private
+// now, or the index's bits were judged under other private tags (the settings
+// changed and the maintainer has not rebuilt it yet) and the hit's bytes carry a
+// private tag now. It reads the hit's revision only in that window; a revision
+// it cannot read counts as private (fail closed).
+func (v *Vault) HitPrivate(ctx context.Context, cfg config.Config, h graph.Hit) bool {
+	if h.Private || cfg.IsPrivate(h.Path, nil) {
+		return true
+	}
+	if !note.IsNote(h.Path) || v.Index.judgedUnder(cfg.Privacy.Tags) {
+		return false
+	}
+	b, err := v.ReadRevision(ctx, repo.Revision(h.Revision))
+	return err != nil || notePrivate(cfg, h.Path, b, nil, nil)
 }
 
 // asks reports whether the reranker may be asked for a search whose first page
