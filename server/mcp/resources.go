@@ -232,14 +232,21 @@ func (s *subscriptions) add(ctx context.Context, uri string, listen any) {
 	}
 }
 
-// follow starts following the hub on a goroutine of its own; the returned
-// function stops it and waits for it (Hub.Close ends it too, and waits).
+// follow starts following the hub: registered at once (a commit that lands
+// after the subscription is answered is told), served on a goroutine of its
+// own. The returned function stops it and waits for it (Hub.Close ends it too,
+// and waits).
 func (s *subscriptions) follow() (stop func()) {
+	f, err := s.t.feed.Follower()
+	if err != nil {
+		s.t.log.Debug("resource notifications: no change feed", "err", err) // the server is shutting down
+		return func() {}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := s.t.feed.Follow(ctx, s.onUpdate); err != nil && !errors.Is(err, feed.ErrClosed) {
+		if err := f.Run(ctx, s.onUpdate); err != nil && !errors.Is(err, feed.ErrClosed) {
 			s.t.log.Warn("resource notifications stopped", "err", err)
 		}
 	}()

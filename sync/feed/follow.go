@@ -11,33 +11,57 @@ import (
 // Follow calls fn, on the calling goroutine, with every update the hub publishes
 // from now on — the commits the websocket clients and long polls are told, in the
 // same order, and the rewinds they are told as resyncs — until ctx ends (nil) or
-// the hub closes (ErrClosed). It is the hub for a subscriber inside the process
-// (MCP resource notifications): what fn gets is every commit event, unfiltered;
-// fn applies its own privacy rule (Render). Like any client it never makes a
-// writer wait; one that falls more than Options.QueueSize updates behind is not
-// cut off but catches up from git (the commits it missed, or a rewind when the
-// branch no longer contains the last one it got), so it is told every commit
-// exactly once. Hub.Close waits for Follow to return.
+// the hub closes (ErrClosed). It is Follower and Run in one call.
 func (h *Hub) Follow(ctx context.Context, fn func(Update)) error {
-	c := newClient(h.opts.QueueSize)
-	cursor, err := h.register(c)
+	f, err := h.Follower()
 	if err != nil {
 		return err
 	}
+	return f.Run(ctx, fn)
+}
+
+// Follower is a client of the hub inside the process (MCP resource
+// notifications): what it gets is every commit event, unfiltered, and every
+// rewind; the caller applies its own privacy rule (Render). Like any client it
+// never makes a writer wait; one that falls more than Options.QueueSize updates
+// behind is not cut off but catches up from git (the commits it missed, or a
+// rewind when the branch no longer contains the last one it got), so it is told
+// every commit exactly once.
+type Follower struct {
+	h      *Hub
+	c      *client
+	cursor repo.CommitID
+}
+
+// Follower registers a follower: every update published from this moment on
+// reaches it. The caller must call Run once (Hub.Close waits for it to return).
+func (h *Hub) Follower() (*Follower, error) {
+	c := newClient(h.opts.QueueSize)
+	start, err := h.register(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Follower{h: h, c: c, cursor: start}, nil
+}
+
+// Run calls fn, on the calling goroutine, with the follower's updates in order
+// until ctx ends (nil) or the hub closes (ErrClosed), then unregisters it.
+func (f *Follower) Run(ctx context.Context, fn func(Update)) error {
+	h := f.h
 	defer func() {
-		if c != nil {
-			h.unregister(c)
+		if f.c != nil {
+			h.unregister(f.c)
 		}
 	}()
 	var batch []Update
 	for {
 		select {
-		case <-c.wake:
+		case <-f.c.wake:
 			var slow bool
-			batch, slow = c.take(batch[:0])
+			batch, slow = f.c.take(batch[:0])
 			for _, u := range batch {
 				fn(u)
-				cursor = u.cursor()
+				f.cursor = u.cursor()
 			}
 			clear(batch)
 			if !slow {
@@ -46,14 +70,14 @@ func (h *Hub) Follow(ctx context.Context, fn func(Update)) error {
 			// Fell behind: take a fresh queue, then tell what was missed up
 			// to the hub's head when it was taken (every later update is in
 			// the new queue).
-			h.unregister(c)
-			c = newClient(h.opts.QueueSize)
-			start, err := h.register(c)
+			h.unregister(f.c)
+			f.c = newClient(h.opts.QueueSize)
+			start, err := h.register(f.c)
 			if err != nil {
-				c = nil
+				f.c = nil
 				return err
 			}
-			if cursor, err = h.catchUp(ctx, cursor, start, fn); err != nil {
+			if f.cursor, err = h.catchUp(ctx, f.cursor, start, fn); err != nil {
 				return err
 			}
 		case <-ctx.Done():
