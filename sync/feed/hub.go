@@ -123,7 +123,7 @@ func (u Update) cursor() repo.CommitID {
 // Stats are the hub's counters.
 type Stats struct {
 	Clients int           // connected clients
-	Evicted uint64        // clients cut off for falling behind, since New
+	Evicted uint64        // clients cut off for falling behind (and followers that overflowed and caught up), since New
 	Head    repo.CommitID // the last commit published
 }
 
