@@ -152,6 +152,11 @@ var words = []string{"bloom", "filter", "hashing", "sketch", "cache", "index", "
 // makes some notes private by it alone.
 const PrivateTag = "hushtag"
 
+// PrivacyConfig is the privacy section of the vaults Open makes: a vault made
+// otherwise needs PrivateTag among its privacy.tags for NewVault's tagged notes
+// to be private.
+const PrivacyConfig = "privacy:\n  tags: [" + PrivateTag + "]\n"
+
 // NewVault builds a vault from seed: n public notes and as many private ones
 // (by folder, by `private: true`, by PrivateTag in the frontmatter or inline),
 // each note holding two or three of the shared words (in its title, a heading
@@ -215,7 +220,7 @@ func Open(t testing.TB, files map[string]string, url string, mod func(*rerank.Op
 	dir := t.TempDir()
 	testvault.WriteFiles(t, dir, files)
 	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: testvault.Owner, Now: testvault.Clock},
-		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\nprivacy:\n  tags: [" + PrivateTag + "]\n")}})
+		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n" + PrivacyConfig)}})
 	if err != nil {
 		t.Fatal(err)
 	}
