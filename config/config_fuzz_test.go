@@ -19,7 +19,7 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{
 		"", string(def), "gates: {profile: strict}\n", "gates:\n  profile: lax\n",
-		"search:\n  weights: {title: 1e309}\n", "privacy:\n  folders: [a, ../b]\n",
+		"search:\n  weights: {title: 1e309}\n", "privacy:\n  folders: [a, ../b]\n", "privacy:\n  tags: [diary, '#A/b', x y]\n", "privacy:\n  tags: []\n",
 		"a: &a [*a]\n", "x: &x {y: *x}\n", "- - - -\n", "{", "gc: {loose_objects: 0x10}\n",
 		"search:\n  folder_factors: {\"a/\": 1, a: 2}\n", "rerank:\n  endpoint: 'http://[::1]:80'\n",
 		"gates:\n  protected_blocks:\n    - {name: a, start: b, end: c}\n    - ~\n",

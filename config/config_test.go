@@ -150,6 +150,10 @@ gates:
 		{"privacy dedup", "privacy:\n  folders: [a, a/]\n", func(c *config.Config) {
 			c.Privacy.Folders = []string{"a/"}
 		}},
+		{"privacy tags", "privacy:\n  tags: [diary, '#Health/Private', DIARY, café-2]\n", func(c *config.Config) {
+			c.Privacy.Tags = []string{"diary", "health/private", "café-2"}
+		}},
+		{"privacy tags none", "privacy:\n  tags: []\n", func(*config.Config) {}},
 		{"inbox", "inbox: capture\n", func(c *config.Config) { c.Inbox = "capture/" }},
 		{"inbox nested", "inbox: \"00 Inbox/daily/\"\n", func(c *config.Config) { c.Inbox = "00 Inbox/daily/" }},
 		{"edges", "edges:\n  types: [supports, rebuts]\n  min_why: 0\n", func(c *config.Config) {
@@ -278,6 +282,12 @@ func TestParse_BadValues(t *testing.T) {
 		{"folders not list", "privacy:\n  folders: personal/\n", "privacy.folders", 2, "want a list"},
 		{"folders number", "privacy:\n  folders: [12]\n", "privacy.folders[0]", 2, "want a string"},
 		{"folders null item", "privacy:\n  folders: [a, ~]\n", "privacy.folders[1]", 2, "empty list item"},
+		{"tag space", "privacy:\n  tags: [\"my diary\"]\n", "privacy.tags[0]", 2, "cannot be part of a tag"},
+		{"tag empty", "privacy:\n  tags: [\"#\"]\n", "privacy.tags[0]", 2, "empty tag"},
+		{"tag digits", "privacy:\n  tags: [\"2026\"]\n", "privacy.tags[0]", 2, "no letter"},
+		{"tag empty part", "privacy:\n  tags: [a//b]\n", "privacy.tags[0]", 2, "empty part"},
+		{"tag comma", "privacy:\n  tags: [\"a,b\"]\n", "privacy.tags[0]", 2, "cannot be part of a tag"},
+		{"tags not list", "privacy:\n  tags: diary\n", "privacy.tags", 2, "want a list"},
 		{"privacy not mapping", "privacy: personal/\n", "privacy", 1, "want a mapping of folders"},
 		{"inbox absolute", "inbox: /inbox\n", "inbox", 1, "absolute"},
 		{"inbox number", "inbox: 5\n", "inbox", 1, "want a string"},

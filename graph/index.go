@@ -65,7 +65,7 @@ type Doc struct {
 // Open opens the index in dir, creating dir and an empty index if needed. It
 // returns an error matching ErrLocked when another handle holds the index,
 // ErrFormat when the index was written by another FormatVersion or with other
-// stop words or private folders, and ErrCorrupt when its files are damaged; for those two the
+// stop words or private folders or tags, and ErrCorrupt when its files are damaged; for those two the
 // caller removes dir and rebuilds. ErrUnavailable (no file descriptors, memory or
 // disk space to open it) means try again later.
 func Open(dir string, opts Options) (*Index, error) {
@@ -144,7 +144,7 @@ func (ix *Index) load() (err error) {
 	if err != nil {
 		return err
 	}
-	want := formatValue(ix.an, ix.opts.PrivateFolders)
+	want := formatValue(ix.an, ix.opts.PrivateFolders, ix.opts.PrivateTags)
 	if v == nil {
 		// A new index, or one with only other tables: nothing of ours may exist.
 		it, err := ix.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixGraph), UpperBound: searchEnd})
@@ -168,7 +168,7 @@ func (ix *Index) load() (err error) {
 	if !bytes.Equal(v, want) {
 		ver, n := binary.Uvarint(v)
 		if n > 0 && ver == FormatVersion {
-			return fmt.Errorf("%w: built with other analysis settings (stop words or private folders)", ErrFormat)
+			return fmt.Errorf("%w: built with other analysis settings (stop words, private folders or tags)", ErrFormat)
 		}
 		return fmt.Errorf("%w: format %d, want %d", ErrFormat, ver, FormatVersion)
 	}
@@ -311,10 +311,10 @@ func (ix *Index) scanPrefix(prefix string, fn func(k, v []byte) error) error {
 	return it.Close()
 }
 
-func formatValue(a *analyzer, privateFolders []string) []byte {
+func formatValue(a *analyzer, privateFolders, privateTags []string) []byte {
 	b := binary.AppendUvarint(nil, FormatVersion)
 	b = append(b, a.fingerprint()...)
-	return append(b, privacyFingerprint(privateFolders)...)
+	return append(b, privacyFingerprint(privateFolders, privateTags)...)
 }
 
 // get returns a copy of key's value, nil if absent.
@@ -373,7 +373,7 @@ func resourceShortage(err error) bool {
 // Reconfigure applies o's query-time settings — Weights, FolderFactors,
 // DiversityCap, ChunksPerFile — to the open index; the next search ranks with them
 // (no rebuild). Settings fixed when the index was built are not changed: stop
-// words or private folders other than the index's are ErrFormat (reopening
+// words or private folders or tags other than the index's are ErrFormat (reopening
 // rebuilds); Logger and
 // CacheSize keep their values from Open. It waits for an Update or Rebuild in
 // progress.
@@ -389,8 +389,8 @@ func (ix *Index) Reconfigure(o Options) error {
 	if newAnalyzer(o.StopWords).fingerprint() != ix.an.fingerprint() {
 		return fmt.Errorf("reconfigure index: %w: other stop words need a rebuild", ErrFormat)
 	}
-	if privacyFingerprint(o.PrivateFolders) != privacyFingerprint(ix.opts.PrivateFolders) {
-		return fmt.Errorf("reconfigure index: %w: other private folders need a rebuild", ErrFormat)
+	if privacyFingerprint(o.PrivateFolders, o.PrivateTags) != privacyFingerprint(ix.opts.PrivateFolders, ix.opts.PrivateTags) {
+		return fmt.Errorf("reconfigure index: %w: other private folders or tags need a rebuild", ErrFormat)
 	}
 	ix.opts.Weights, ix.opts.FolderFactors = o.Weights, o.FolderFactors
 	ix.opts.DiversityCap, ix.opts.ChunksPerFile = o.DiversityCap, o.ChunksPerFile

@@ -28,13 +28,17 @@ import (
 //	   hashes); postings of inbound terms <term>\x01 (lines from public notes)
 //	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
 //	   the two inbound lengths.
+//
+// The format record's privacy part also names the private tags when there are
+// any (";privatetags=…" after the folders): an index without private tags keeps
+// its record, one judged under other tags is rebuilt (no version change).
 const FormatVersion = 6
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the
 // database; a Rebuild replaces every key from "g/" to the end of "s/".
 //
-//	s/m/format            uvarint FormatVersion, analyzer fingerprint, private folders
+//	s/m/format            uvarint FormatVersion, analyzer fingerprint, private folders (and tags)
 //	s/m/commit            the commit the index reflects
 //	s/m/stats             uvarint next doc id, live docs, then per field the total length
 //	s/d/<doc BE32>        doc record: path, revision, title, per-field lengths, flags

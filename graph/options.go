@@ -34,6 +34,10 @@ type Options struct {
 	// reconfiguring it with another list is ErrFormat, so that the private bits
 	// are judged again by a rebuild.
 	PrivateFolders []string
+	// PrivateTags are the private tags Doc.Private was judged under, recorded
+	// as PrivateFolders are: another list is ErrFormat (a rebuild judges the
+	// bits again). Indexes without private tags keep their format record.
+	PrivateTags []string
 }
 
 // Weights are the BM25F parameters: per field a weight and a length normalisation
@@ -147,14 +151,26 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// privacyFingerprint identifies a list of private folders (Options.PrivateFolders).
-func privacyFingerprint(folders []string) string {
-	fs := make([]string, len(folders))
-	for i, f := range folders {
-		fs[i] = strings.ToLower(f)
+// privacyFingerprint identifies the private folders and tags the private bits
+// were judged under (Options.PrivateFolders, PrivateTags; order and case aside).
+// Without tags it is what it was before tags existed, so such an index keeps its
+// format record.
+func privacyFingerprint(folders, tags []string) string {
+	fp := ";private=" + normalList(folders)
+	if len(tags) > 0 {
+		fp += ";privatetags=" + normalList(tags)
 	}
-	slices.Sort(fs)
-	return ";private=" + strings.Join(slices.Compact(fs), "\x00")
+	return fp
+}
+
+// normalList is list lowercased, sorted and without repeats, joined by NUL.
+func normalList(list []string) string {
+	out := make([]string, len(list))
+	for i, f := range list {
+		out[i] = strings.ToLower(f)
+	}
+	slices.Sort(out)
+	return strings.Join(slices.Compact(out), "\x00")
 }
 
 // folderFactor returns the factor of the longest folder prefix of path in ff, or 1.

@@ -367,3 +367,45 @@ func TestSearch_HidePrivate_NameCollision(t *testing.T) {
 		}
 	}
 }
+
+// TestIndex_PrivateTags: the index records the private tags its bits were judged
+// under as it does the folders: other tags (order and case aside) are ErrFormat on
+// Open and on Reconfigure; an index built without tags opens without them as
+// before (its format record did not change).
+func TestIndex_PrivateTags(t *testing.T) {
+	dir := t.TempDir()
+	folders := []string{"personal-notes/"}
+	ix, err := graph.Open(dir, graph.Options{PrivateFolders: folders})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Reconfigure(graph.Options{PrivateFolders: folders, PrivateTags: []string{"diary"}}); !errors.Is(err, graph.ErrFormat) {
+		t.Errorf("reconfigure with a private tag added: %v, want ErrFormat", err)
+	}
+	ix.Close()
+	opts := graph.Options{PrivateFolders: folders, PrivateTags: []string{"diary", "Health/private"}}
+	if _, err := graph.Open(dir, opts); !errors.Is(err, graph.ErrFormat) {
+		t.Fatalf("open an index built without tags with tags: %v, want ErrFormat", err)
+	}
+	dir = t.TempDir()
+	if ix, err = graph.Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	same := graph.Options{PrivateFolders: folders, PrivateTags: []string{"health/private", "diary", "DIARY"}}
+	if err := ix.Reconfigure(same); err != nil {
+		t.Fatalf("same tags in another order and case: %v", err)
+	}
+	for _, other := range [][]string{nil, {"diary"}, {"diary", "health/private", "x"}} {
+		if err := ix.Reconfigure(graph.Options{PrivateFolders: folders, PrivateTags: other}); !errors.Is(err, graph.ErrFormat) {
+			t.Errorf("reconfigure with tags %q: %v, want ErrFormat", other, err)
+		}
+	}
+	ix.Close()
+	if _, err := graph.Open(dir, graph.Options{PrivateFolders: folders}); !errors.Is(err, graph.ErrFormat) {
+		t.Errorf("open without the tags: %v, want ErrFormat", err)
+	}
+	if ix, err = graph.Open(dir, same); err != nil {
+		t.Fatalf("open with the same tags: %v", err)
+	}
+	ix.Close()
+}

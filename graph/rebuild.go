@@ -84,7 +84,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 		dt.stats = bld.stats
 		dt.grow(bld.stats.next)
 	}()
-	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders), bld)
+	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders, ix.opts.PrivateTags), bld)
 	<-built
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)

@@ -450,6 +450,9 @@ func TestGates_Check_PrivateNotes(t *testing.T) {
 	g := gatesWith(nil)
 	off := gatesWith(func(c *config.Config) { c.Gates.Profile = config.ProfileOff })
 	noFolders := gatesWith(func(c *config.Config) { c.Privacy.Folders = nil })
+	tagged := gatesWith(func(c *config.Config) { c.Privacy.Tags = []string{"diary"} })
+	byTag := "---\ntitle: Day\ntags: [Diary]\n---\nNumbers.\n"
+	byInlineTag := "# Day\nA #diary/2026 entry.\n"
 	byFolder := "# Diary\nDear diary.\n"
 	byFM := "---\ntitle: Salary\nprivate: true\n---\nNumbers.\n"
 	byFMYes := "---\ntitle: Salary\nprivate: yes\n---\nNumbers.\n"
@@ -498,6 +501,13 @@ func TestGates_Check_PrivateNotes(t *testing.T) {
 		{"owner overwrites private: true", g, owner, overwrite("work/salary.md", byFM), nil},
 		{"private agent archives private: true", g, privAgent, archive("work/salary.md", byFM), nil},
 		{"private: false is public", g, agent, overwrite("work/public.md", notPrivate), nil},
+
+		// By tag.
+		{"agent overwrites a note tagged private", tagged, agent, overwrite("work/day.md", byTag), []hit{{"private-note", 0}}},
+		{"agent archives a note tagged private inline", tagged, agent, archive("work/day.md", byInlineTag), []hit{{"private-note", 0}}},
+		{"agent moves a note tagged private", tagged, agent, move("work/day.md", byTag), []hit{{"private-note", 0}}},
+		{"owner overwrites a note tagged private", tagged, owner, overwrite("work/day.md", byTag), nil},
+		{"a tag without private tags configured", g, agent, overwrite("work/day.md", byTag), nil},
 		{"new content saying private does not lock a public note", g, agent, hooks.Change{Kind: hooks.KindPut, Path: "a.md", Old: []byte("# A\n"), New: []byte(byFM)}, nil},
 	}
 	for _, tt := range tests {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/note"
@@ -90,34 +89,31 @@ func (g *Gates) privateNote(w Writer, c Change, existing note.Path) []Violation 
 }
 
 // privacy says why the note at p with bytes old is private ("" when it is not), and
-// the line of its `private:` key when that is the reason.
+// the line of its `private:` key when that is the reason. It follows the one rule
+// (config.Privacy.NotePrivate), saying which part of it applies.
 func (g *Gates) privacy(p note.Path, old []byte) (string, int) {
-	if g.cfg.IsPrivate(p, nil) {
-		for _, f := range g.cfg.Privacy.Folders {
-			if strings.HasPrefix(strings.ToLower(string(p)), strings.ToLower(f)) {
-				return "it is under " + f + ", a privacy folder", 0
-			}
-		}
-		return "it is under a privacy folder", 0
+	pv := g.cfg.Privacy
+	if f := pv.Folder(p); f != "" {
+		return "it is under " + f + ", a privacy folder", 0
 	}
-	// A `private` key is spelled out in the bytes unless a double-quoted key escapes
-	// a letter ("\x70rivate"): without either, skip parsing (the gates' main cost).
-	if !bytes.Contains(old, []byte("private")) && !bytes.ContainsRune(old, '\\') {
+	if !pv.ContentPrivate(p, old) {
 		return "", 0
 	}
 	if n, err := note.Parse(p, old); err == nil {
 		if n.Frontmatter != nil && config.Truthy(n.Frontmatter.Fields["private"]) {
 			return "its frontmatter says private: true", n.Frontmatter.KeyLines["private"]
 		}
-		return "", 0
+		if t := pv.Tag(n.Tags); t != "" {
+			return "it is tagged #" + t + ", a private tag", 0
+		}
 	}
 	// The current revision does not parse, so its frontmatter cannot be read: look
-	// for a `private:` line in a leading frontmatter block, and err on the side of
-	// privacy.
+	// for a `private:` line in a leading frontmatter block; else it mentions
+	// "private" or a private tag, and the rule errs on the side of privacy.
 	if line := privateLine(old); line > 0 {
 		return "its frontmatter says private: true", line
 	}
-	return "", 0
+	return "it does not parse and mentions private or a private tag", 0
 }
 
 // privateLine returns the line of a top-level "private: true|yes|on" in the leading

@@ -30,11 +30,12 @@ type dispatcher struct {
 	log *slog.Logger
 	max int
 
-	mu     sync.Mutex
-	queue  []pending
-	subs   map[int]func(Event)
-	nextID int
-	lagged int // moves collapsed since the last log
+	mu      sync.Mutex
+	queue   []pending
+	subs    map[int]func(Event)
+	rewinds map[int]func(Rewind)
+	nextID  int
+	lagged  int // moves collapsed since the last log
 
 	wake    chan struct{}
 	closing chan struct{}
@@ -42,7 +43,7 @@ type dispatcher struct {
 }
 
 func newDispatcher(v *Vault, max int) *dispatcher {
-	d := &dispatcher{v: v, log: v.log, max: max, subs: map[int]func(Event){},
+	d := &dispatcher{v: v, log: v.log, max: max, subs: map[int]func(Event){}, rewinds: map[int]func(Rewind){},
 		wake: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{})}
 	if v.opts.OnEvent != nil {
 		d.subscribe(v.opts.OnEvent)
@@ -61,17 +62,43 @@ func (v *Vault) Subscribe(fn func(Event)) (cancel func()) {
 	return v.events.subscribe(fn)
 }
 
+// Rewind says the branch moved to a commit that does not contain the one it was
+// at: a `git reset` to an older commit, a rebase or an amend made by hand. The
+// commits of From that To does not reach are gone from the branch's history.
+type Rewind struct {
+	From CommitID `json:"from"` // the tip before
+	To   CommitID `json:"to"`   // the tip now
+}
+
+// SubscribeRewinds registers fn to be told, on the vault's event goroutine and in
+// order with the events Subscribe gives, about every move of the branch that is
+// not a fast-forward (a Rewind), found when the vault catches up with a branch
+// another process moved. fn is called before the events of the commits the move
+// brought in (a reset to an older commit brings none). cancel removes fn.
+func (v *Vault) SubscribeRewinds(fn func(Rewind)) (cancel func()) {
+	return v.events.subscribeRewinds(fn)
+}
+
 func (d *dispatcher) subscribe(fn func(Event)) func() {
+	return register(d, d.subs, fn)
+}
+
+func (d *dispatcher) subscribeRewinds(fn func(Rewind)) func() {
+	return register(d, d.rewinds, fn)
+}
+
+// register adds fn to subs (one of d's observer maps) and returns its cancel.
+func register[F any](d *dispatcher, subs map[int]F, fn F) func() {
 	d.mu.Lock()
 	id := d.nextID
 	d.nextID++
-	d.subs[id] = fn
+	subs[id] = fn
 	d.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			d.mu.Lock()
-			delete(d.subs, id)
+			delete(subs, id)
 			d.mu.Unlock()
 		})
 	}
@@ -82,7 +109,7 @@ func (d *dispatcher) subscribe(fn func(Event)) func() {
 func (d *dispatcher) listening() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.subs) > 0
+	return len(d.subs) > 0 || len(d.rewinds) > 0
 }
 
 // add queues a move of the branch; it never blocks.
@@ -144,8 +171,16 @@ func (d *dispatcher) drain() {
 }
 
 // replay reads the commits between base and tip from git, a page at a time, and
-// delivers them.
+// delivers them; when base is not an ancestor of tip (the branch was moved back
+// or rewritten by hand) the rewind observers hear of it first.
 func (d *dispatcher) replay(base, tip hash, source Source) {
+	if !base.isZero() && base != tip {
+		if ok, err := d.v.isAncestor(base, tip); err != nil {
+			d.log.Error("place new branch tip", "err", err)
+		} else if !ok {
+			d.deliverRewind(Rewind{From: CommitID(base.String()), To: CommitID(tip.String())})
+		}
+	}
 	w, err := d.v.walkBetween(context.Background(), base, tip)
 	if err != nil {
 		d.log.Error("read new commits", "err", err)
@@ -170,20 +205,32 @@ func (d *dispatcher) replay(base, tip hash, source Source) {
 	}
 }
 
-// deliver calls every observer, in the order they subscribed.
-func (d *dispatcher) deliver(ev Event) {
+// deliverRewind calls every rewind observer, in the order they subscribed.
+func (d *dispatcher) deliverRewind(rw Rewind) {
+	for _, fn := range observers(d, d.rewinds) {
+		fn(rw)
+	}
+}
+
+// observers returns the functions of subs in the order they subscribed.
+func observers[F any](d *dispatcher, subs map[int]F) []F {
 	d.mu.Lock()
-	ids := make([]int, 0, len(d.subs))
-	for id := range d.subs {
+	defer d.mu.Unlock()
+	ids := make([]int, 0, len(subs))
+	for id := range subs {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	fns := make([]func(Event), len(ids))
+	fns := make([]F, len(ids))
 	for i, id := range ids {
-		fns[i] = d.subs[id]
+		fns[i] = subs[id]
 	}
-	d.mu.Unlock()
-	for _, fn := range fns {
+	return fns
+}
+
+// deliver calls every observer, in the order they subscribed.
+func (d *dispatcher) deliver(ev Event) {
+	for _, fn := range observers(d, d.subs) {
 		fn(ev)
 	}
 }

@@ -20,8 +20,11 @@ type Egress struct {
 	Paths     []string  `json:"paths"` // the paths sent, in the order sent
 	TokensIn  int       `json:"tokens_in"`
 	TokensOut int       `json:"tokens_out"`
-	LatencyMS float64   `json:"latency_ms"`
-	Outcome   string    `json:"outcome"` // "ok" or the failure ("timeout", "http 503"…)
+	// Estimated: the endpoint reported no usage, so TokensIn is the prompt's
+	// estimate (about 4 bytes a token), not the endpoint's count.
+	Estimated bool    `json:"tokens_estimated,omitempty"`
+	LatencyMS float64 `json:"latency_ms"`
+	Outcome   string  `json:"outcome"` // "ok" or the failure ("timeout", "http 503"…)
 }
 
 // appendEgress appends e as one line to path (created 0600).

@@ -71,7 +71,11 @@ type Result struct {
 	Gate      Decision
 	TokensIn  int
 	TokensOut int
-	Latency   time.Duration
+	// TokensEstimated: the endpoint reported no usage (a failed call, or one
+	// without a usage block), so TokensIn is the prompt's estimate (the one
+	// its bound in tokens is judged by) rather than the endpoint's count.
+	TokensEstimated bool
+	Latency         time.Duration
 }
 
 // Reranker is safe for concurrent use. It holds no goroutine.
@@ -231,14 +235,12 @@ func (r *Reranker) rerank(ctx context.Context, query string, cands []Candidate, 
 	}
 	res.Latency = time.Since(start)
 	res.TokensIn, res.TokensOut = rep.tokensIn, rep.tokensOut
-	if res.TokensIn == 0 && err == nil {
-		res.TokensIn = estimate
+	if res.TokensIn == 0 {
+		// No usage reported (a failed call never has one): the prompt was sent
+		// all the same, and may have been billed.
+		res.TokensIn, res.TokensEstimated = estimate, true
 	}
-	used := res.TokensIn + res.TokensOut
-	if used == 0 {
-		used = estimate // a failed call may still have been billed
-	}
-	r.settle(estimate, used)
+	r.settle(estimate, res.TokensIn+res.TokensOut)
 	outcome := "ok"
 	if err != nil {
 		var ce *callError
@@ -269,7 +271,7 @@ func (r *Reranker) egress(query string, sent []Candidate, res Result, outcome st
 	}
 	h := sha256.Sum256([]byte(query))
 	e := Egress{Time: r.o.Now().UTC(), Host: r.host, Model: r.o.Model, QueryHash: hex.EncodeToString(h[:]),
-		Paths: paths, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
+		Paths: paths, TokensIn: res.TokensIn, TokensOut: res.TokensOut, Estimated: res.TokensEstimated,
 		LatencyMS: float64(res.Latency.Microseconds()) / 1000, Outcome: outcome}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -95,7 +95,7 @@ func TestReranker_Rerank_Contract(t *testing.T) {
 	}
 	g := recs[0]
 	if g.Outcome != "ok" || g.Model != "m1" || !strings.HasPrefix(e.url(), "http://"+g.Host) || len(g.QueryHash) != 64 ||
-		!slices.Equal(g.Paths, []string{"notes/a.md", "notes/b.md", "notes/c.md", "notes/d.md", "notes/e.md"}) || g.TokensIn != 100 {
+		!slices.Equal(g.Paths, []string{"notes/a.md", "notes/b.md", "notes/c.md", "notes/d.md", "notes/e.md"}) || g.TokensIn != 100 || g.Estimated {
 		t.Fatalf("egress record %+v", g)
 	}
 	if bytes.Contains(b, []byte("which note")) || bytes.Contains(b, []byte("text of")) {
@@ -209,6 +209,35 @@ func TestReranker_Rerank_Failures(t *testing.T) {
 			b, _ := os.ReadFile(egress)
 			if !strings.Contains(string(b), strings.TrimSuffix(strings.TrimPrefix(tc.engine, "bm25 (rerank failed: "), ")")) {
 				t.Fatalf("egress does not record the outcome: %s", b)
+			}
+			recs, err := rerank.ReadEgress(bytes.NewReader(b), time.Time{})
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("egress %v %v", recs, err)
+			}
+			if tc.reply != nil {
+				if _, body := tc.reply(1, chatReq{}); strings.Contains(body, `"usage"`) {
+					if g := recs[0]; g.TokensIn != 1 || g.Estimated || res.TokensEstimated {
+						t.Fatalf("egress tokens in %d estimated %v: the endpoint's usage was 1", g.TokensIn, g.Estimated)
+					}
+					return
+				}
+			}
+			// No usage came back: the record holds the prompt's estimate, marked so.
+			if g := recs[0]; g.TokensIn <= 0 || !g.Estimated || g.TokensIn != res.TokensIn || !res.TokensEstimated {
+				t.Fatalf("egress tokens in %d estimated %v (result %d %v), want the prompt's estimate, marked", g.TokensIn, g.Estimated, res.TokensIn, res.TokensEstimated)
+			}
+			if e != nil && len(e.requests()) > 0 {
+				var req chatReq
+				if err := json.Unmarshal(e.requests()[0], &req); err != nil {
+					t.Fatal(err)
+				}
+				sent := 0
+				for _, m := range req.Messages {
+					sent += len(m.Content)
+				}
+				if got, want := recs[0].TokensIn, (sent+3)/4; got < want {
+					t.Fatalf("estimated %d tokens in for %d bytes of messages, want at least %d", got, sent, want)
+				}
 			}
 			if strings.Contains(logs.String()+string(b)+res.Engine, testKey) {
 				t.Fatal("the API key leaked into a log line, the egress file or the engine label")

@@ -77,6 +77,7 @@ func SearchOptionsFrom(cfg config.Config, log *slog.Logger) graph.Options {
 	return graph.Options{
 		Logger: log, Weights: w, FolderFactors: s.FolderFactors, DiversityCap: s.DiversityCap,
 		StopWords: s.StopWords, ChunksPerFile: s.ChunksPerFile, PrivateFolders: cfg.Privacy.Folders,
+		PrivateTags: cfg.Privacy.Tags,
 	}
 }
 
@@ -201,7 +202,7 @@ func (x *Indexer) Reopen(ctx context.Context) error {
 // Reconfigure makes opts (SearchOptionsFrom the vault's settings) the index's: the
 // ranking settings apply to the next search, other stop words rebuild the index
 // from HEAD in the background (searches scan meanwhile), and an index opened or
-// rebuilt later uses them; so do other private folders, since the index's private
+// rebuilt later uses them; so do other private folders or tags, since the index's private
 // bits were judged under the old ones. Settings equal to the current ones cost a
 // comparison.
 // Like Reopen it never waits: while a catch-up or rebuild runs it does nothing, and
@@ -227,7 +228,7 @@ func (x *Indexer) Reconfigure(ctx context.Context, opts graph.Options) error {
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		if x.ix == ix && !x.closed {
-			x.log.Info("search or privacy settings changed the stop words or private folders; rebuilding the index")
+			x.log.Info("search or privacy settings changed the stop words, private folders or private tags; rebuilding the index")
 			x.recreateInBackground(ctx, ix, err)
 		}
 		return nil
@@ -243,15 +244,23 @@ func sameSearchOptions(a, b graph.Options) bool {
 	return a.Weights == b.Weights && maps.Equal(a.FolderFactors, b.FolderFactors) &&
 		a.DiversityCap == b.DiversityCap && a.ChunksPerFile == b.ChunksPerFile &&
 		(a.StopWords == nil) == (b.StopWords == nil) && slices.Equal(a.StopWords, b.StopWords) &&
-		slices.Equal(a.PrivateFolders, b.PrivateFolders)
+		slices.Equal(a.PrivateFolders, b.PrivateFolders) && slices.Equal(a.PrivateTags, b.PrivateTags)
 }
 
 // privacy is the privacy rule the index's private bits are judged by: the
-// private folders of its options (x.opts changes only under catchMu and mu).
+// private folders and tags of its options (x.opts changes only under catchMu and mu).
 func (x *Indexer) privacy() config.Privacy {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return config.Privacy{Folders: x.opts.PrivateFolders}
+	return config.Privacy{Folders: x.opts.PrivateFolders, Tags: x.opts.PrivateTags}
+}
+
+// judgedUnder reports whether the index's private bits were judged under the
+// private tags tags (as the settings list them).
+func (x *Indexer) judgedUnder(tags []string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Equal(x.opts.PrivateTags, tags)
 }
 
 // recreateInBackground takes the index out of use, saying why (cause), and

@@ -14,40 +14,48 @@ import (
 
 // notePrivate is the privacy rule, stated once: the note at p with bytes raw is
 // private when it is under one of cfg's privacy folders, or when it is a note
-// whose frontmatter says `private: true` (or yes/on). Bytes that do not parse but
-// mention "private" count as private (fail closed). A principal without the
-// private scope sees no private note, anywhere: every tool, resource, gate and
-// notification decides with this function (the set of notes private at HEAD,
-// privacySet, caches its frontmatter half). n and err, when either is set, are
-// what note.Parse made of raw.
+// whose frontmatter says `private: true` (or yes/on), or that carries one of
+// cfg's private tags (frontmatter `tags` or an inline #tag). Bytes that do not
+// parse but mention "private" or a private tag count as private (fail closed). A
+// principal without the private scope sees no private note, anywhere: every
+// tool, resource, gate and notification decides with this function (the set of
+// notes private at HEAD, privacySet, caches its content half). n and err, when
+// either is set, are what note.Parse made of raw.
 func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err error) bool {
-	if cfg.IsPrivate(p, nil) {
+	pv := cfg.Privacy
+	if pv.Folder(p) != "" {
 		return true
 	}
 	if !note.IsNote(p) {
 		return false
 	}
 	if n == nil && err == nil {
-		return config.ContentPrivate(p, raw)
+		return pv.ContentPrivate(p, raw)
 	}
-	return config.ParsedPrivate(n, err, raw)
+	return pv.ParsedPrivate(n, err, raw)
 }
 
-// privacySet follows the notes at HEAD whose frontmatter makes them private, for
-// callers without the private scope: built once by reading every note, then
-// caught up by a tree diff as HEAD moves. Privacy by folder is not cached (it
+// privacySet follows the notes at HEAD whose content makes them private (their
+// frontmatter, or a private tag), for callers without the private scope: built
+// once by reading every note, then caught up by a tree diff as HEAD moves, and
+// built again when the private tags change. Privacy by folder is not cached (it
 // follows the settings).
 type privacySet struct {
 	mu     sync.Mutex
 	ok     bool
 	commit repo.CommitID
+	tags   string             // the Fingerprint of the settings the set was judged under
 	paths  map[note.Path]bool // never changed once published
 }
 
-func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool, repo.CommitID, error) {
+// get returns the notes private by their content at HEAD under pv.
+func (s *privacySet) get(ctx context.Context, v *repo.Vault, pv config.Privacy) (map[note.Path]bool, repo.CommitID, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	head := v.Head()
+	if s.ok && s.tags != pv.Fingerprint() {
+		s.ok = false // judged under other private tags: every note again
+	}
 	if s.ok && s.commit == head {
 		return s.paths, s.commit, nil
 	}
@@ -67,7 +75,7 @@ func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool
 				if err != nil {
 					return nil, "", fmt.Errorf("privacy of %s: %w", ch.Path, err)
 				}
-				if config.ContentPrivate(ch.Path, b) {
+				if pv.ContentPrivate(ch.Path, b) {
 					next[ch.Path] = true
 				}
 			}
@@ -91,10 +99,10 @@ func (s *privacySet) get(ctx context.Context, v *repo.Vault) (map[note.Path]bool
 		if err != nil {
 			return nil, "", fmt.Errorf("privacy of %s: %w", f.Path, err)
 		}
-		if config.ContentPrivate(f.Path, b) {
+		if pv.ContentPrivate(f.Path, b) {
 			set[f.Path] = true
 		}
 	}
-	s.ok, s.commit, s.paths = true, commit, set
+	s.ok, s.commit, s.tags, s.paths = true, commit, pv.Fingerprint(), set
 	return set, commit, nil
 }

@@ -79,6 +79,13 @@ func (v *Vault) Diff(ctx context.Context, from, to string) ([]repo.FileChange, e
 // Subscribe registers fn for commit events (repo.Vault.Subscribe).
 func (v *Vault) Subscribe(fn func(repo.Event)) (cancel func()) { return v.repo.Subscribe(fn) }
 
+// SubscribeRewinds is repo.Vault.SubscribeRewinds: fn hears of every move of the
+// branch back or onto rewritten history (a `git reset` made by hand), in order
+// with the events.
+func (v *Vault) SubscribeRewinds(fn func(repo.Rewind)) (cancel func()) {
+	return v.repo.SubscribeRewinds(fn)
+}
+
 // CommitsBetween lists the commits between two ids with their changes, paged
 // (repo.Vault.CommitsBetween).
 func (v *Vault) CommitsBetween(ctx context.Context, from, to, after repo.CommitID, limit int) ([]repo.Event, repo.CommitID, error) {

@@ -20,10 +20,13 @@ const sectionCap = 2048
 // RerankStats are what a search's call to the reranker cost (SearchResponse.Rerank):
 // present when the model was asked, answered from the cache, or skipped by the budget.
 type RerankStats struct {
-	Cached    bool    `json:"cached,omitempty"`
-	TokensIn  int     `json:"tokens_in"`
-	TokensOut int     `json:"tokens_out"`
-	LatencyMS float64 `json:"latency_ms"`
+	Cached    bool `json:"cached,omitempty"`
+	TokensIn  int  `json:"tokens_in"`
+	TokensOut int  `json:"tokens_out"`
+	// TokensEstimated: the endpoint reported no usage (a failed call), so
+	// TokensIn is the prompt's estimate.
+	TokensEstimated bool    `json:"tokens_estimated,omitempty"`
+	LatencyMS       float64 `json:"latency_ms"`
 	// GateRatio is the second public score over the first (the gate's input).
 	GateRatio float64 `json:"gate_ratio"`
 }
@@ -80,6 +83,9 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 		return resp, nil
 	}
 	cands := candidates(cfg, resp.Hits)
+	for i, h := range resp.Hits {
+		cands[i].Private = cands[i].Private || v.HitPrivate(ctx, cfg, h)
+	}
 	gate := rerank.Gate{Threshold: cfg.Rerank.Threshold}
 	if _, ask := rerank.Decide(gate, r.Rerank, cands); ask {
 		v.sectionTexts(ctx, cands, resp.Hits, rr.K())
@@ -88,7 +94,7 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 	resp.Engine = res.Engine
 	if res.Reranked || res.Latency > 0 || res.Engine != EngineBM25 {
 		resp.Rerank = &RerankStats{Cached: res.Cached, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
-			LatencyMS: float64(res.Latency.Microseconds()) / 1000, GateRatio: res.Gate.Ratio}
+			TokensEstimated: res.TokensEstimated, LatencyMS: float64(res.Latency.Microseconds()) / 1000, GateRatio: res.Gate.Ratio}
 	}
 	if res.Reranked {
 		at := make(map[note.Path]graph.Hit, len(resp.Hits))
@@ -115,6 +121,23 @@ func candidates(cfg config.Config, hits []graph.Hit) []rerank.Candidate {
 			Score: h.Score, Private: h.Private || cfg.IsPrivate(h.Path, nil)}
 	}
 	return cands
+}
+
+// HitPrivate reports whether search hit h is private under the current settings
+// cfg where the index's private bit may not say so yet: its folder is private
+// now, or the index's bits were judged under other private tags (the settings
+// changed and the maintainer has not rebuilt it yet) and the hit's bytes carry a
+// private tag now. It reads the hit's revision only in that window; a revision
+// it cannot read counts as private (fail closed).
+func (v *Vault) HitPrivate(ctx context.Context, cfg config.Config, h graph.Hit) bool {
+	if h.Private || cfg.IsPrivate(h.Path, nil) {
+		return true
+	}
+	if !note.IsNote(h.Path) || v.Index.judgedUnder(cfg.Privacy.Tags) {
+		return false
+	}
+	b, err := v.ReadRevision(ctx, repo.Revision(h.Revision))
+	return err != nil || notePrivate(cfg, h.Path, b, nil, nil)
 }
 
 // asks reports whether the reranker may be asked for a search whose first page

@@ -61,13 +61,13 @@ func (c *Viewer) Config() config.Config { return c.cfg }
 // SeesAll reports whether the viewer sees every note (it may see private notes).
 func (c *Viewer) SeesAll() bool { return c.all }
 
-// PrivateAtHead returns the notes at HEAD private by their frontmatter (nil for a
+// PrivateAtHead returns the notes at HEAD private by their content (frontmatter or a private tag; nil for a
 // viewer that sees everything).
 func (c *Viewer) PrivateAtHead(ctx context.Context) (map[note.Path]bool, error) {
 	if c.all {
 		return nil, nil
 	}
-	c.once.Do(func() { c.private, c.privCommit, c.privErr = c.v.priv.get(ctx, c.v.repo) })
+	c.once.Do(func() { c.private, c.privCommit, c.privErr = c.v.priv.get(ctx, c.v.repo, c.cfg.Privacy) })
 	return c.private, c.privErr
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,8 +54,12 @@ func runEgress(ctx context.Context, e *env, g *globals, args []string) error {
 		return nil
 	}
 	for _, r := range recs {
-		fmt.Fprintf(e.stdout, "%s  %-24s %-20s %-12s %5d→%-5d %7.1fms  query %s  %d paths: %s\n",
-			r.Time.Local().Format("2006-01-02 15:04:05"), r.Host, r.Model, r.Outcome, r.TokensIn, r.TokensOut,
+		in := strconv.Itoa(r.TokensIn)
+		if r.Estimated {
+			in = "~" + in // the endpoint reported no usage: the prompt's estimate
+		}
+		fmt.Fprintf(e.stdout, "%s  %-24s %-20s %-12s %6s→%-5d %7.1fms  query %s  %d paths: %s\n",
+			r.Time.Local().Format("2006-01-02 15:04:05"), r.Host, r.Model, r.Outcome, in, r.TokensOut,
 			r.LatencyMS, r.QueryHash[:min(12, len(r.QueryHash))], len(r.Paths), strings.Join(r.Paths, " "))
 	}
 	return nil

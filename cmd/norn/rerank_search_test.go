@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,19 @@ func TestCLI_SearchRerank(t *testing.T) {
 	dir := t.TempDir()
 	mustCLI(t, dir, "", "init")
 	testvault.WriteFiles(t, dir, tv.Files)
+	cfg := filepath.Join(dir, ".norn", "config.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The notes NewVault tags private are private here too.
+	withTag := strings.Replace(string(b), "privacy:\n", "privacy:\n  tags: ["+testrerank.PrivateTag+"]\n", 1)
+	if withTag == string(b) {
+		t.Fatalf("norn init wrote no privacy section: %s", b)
+	}
+	if err := os.WriteFile(cfg, []byte(withTag), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	mustCLI(t, dir, "", "commit")
 	ep := testrerank.New(t, testrerank.Last)
 	type result struct {

@@ -148,7 +148,17 @@ type Vault struct {
 
 var words = []string{"bloom", "filter", "hashing", "sketch", "cache", "index", "merge", "graph", "token", "shard"}
 
-// NewVault builds a vault from seed: n public notes and as many private ones,
+// PrivateTag is the private tag of the vaults Open makes (privacy.tags): NewVault
+// makes some notes private by it alone.
+const PrivateTag = "hushtag"
+
+// PrivacyConfig is the privacy section of the vaults Open makes: a vault made
+// otherwise needs PrivateTag among its privacy.tags for NewVault's tagged notes
+// to be private.
+const PrivacyConfig = "privacy:\n  tags: [" + PrivateTag + "]\n"
+
+// NewVault builds a vault from seed: n public notes and as many private ones
+// (by folder, by `private: true`, by PrivateTag in the frontmatter or inline),
 // each note holding two or three of the shared words (in its title, a heading
 // and its body) so that queries of those words hit public and private notes
 // alike, often with a contested top.
@@ -176,12 +186,19 @@ func NewVault(seed uint64, n int) *Vault {
 		heading := fmt.Sprintf("%s %sh", w[len(w)-1], id)
 		line := fmt.Sprintf("%s %s secret %sb.", w[0], w[len(w)-1], id)
 		var p, content string
-		if i%2 == 0 {
+		switch i % 4 {
+		case 0:
 			p = fmt.Sprintf("personal-notes/%s-%s.md", w[0], id)
 			content = fmt.Sprintf("---\ntitle: %s\n---\n# %s\n\n%s\n\n## %s\n\n%s %s\n", title, title, line, heading, strings.Join(w, " "), line)
-		} else {
+		case 1:
 			p = fmt.Sprintf("notes/%s-%s.md", w[0], id)
 			content = fmt.Sprintf("---\ntitle: %s\nprivate: true\n---\n# %s\n\n%s\n\n## %s\n\n%s %s\n", title, title, line, heading, strings.Join(w, " "), line)
+		case 2: // a private tag in the frontmatter
+			p = fmt.Sprintf("notes/%s-%s.md", w[0], id)
+			content = fmt.Sprintf("---\ntitle: %s\ntags: [%s]\n---\n# %s\n\n%s\n\n## %s\n\n%s %s\n", title, PrivateTag, title, line, heading, strings.Join(w, " "), line)
+		default: // a private tag inline, nested
+			p = fmt.Sprintf("notes/%s-%s.md", w[0], id)
+			content = fmt.Sprintf("---\ntitle: %s\n---\n# %s\n\n%s #%s/deep\n\n## %s\n\n%s %s\n", title, title, line, PrivateTag, heading, strings.Join(w, " "), line)
 		}
 		v.Files[p] = content
 		v.Private[p] = true
@@ -203,7 +220,7 @@ func Open(t testing.TB, files map[string]string, url string, mod func(*rerank.Op
 	dir := t.TempDir()
 	testvault.WriteFiles(t, dir, files)
 	v0, _, err := repo.Init(ctx, dir, repo.InitOptions{Options: repo.Options{Owner: testvault.Owner, Now: testvault.Clock},
-		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n")}})
+		Seed: map[string][]byte{string(vault.ConfigPath): []byte("gates:\n  profile: default\n" + PrivacyConfig)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,10 @@ type MCPOptions struct {
 	// leave it unset so that every tool result they see is checked and the schemas
 	// stay honest.
 	SkipOutputValidation bool
-	// Feed is the change feed's hub wait_for_changes answers from (nil: the
-	// tool answers internal). The caller owns it (feed.New over the vault) and
-	// closes it after the server stops.
+	// Feed is the change feed's hub wait_for_changes answers from and note
+	// resources' notifications/resources/updated follow (nil: the tool answers
+	// internal, and resources are offered without subscriptions). The caller
+	// owns it (feed.New over the vault) and closes it after the server stops.
 	Feed *feed.Hub
 	// Now is the clock of the tools that write the time (capture's heading, the
 	// inbox note's date); nil is time.Now.
@@ -74,7 +75,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	sopts := []mcpserver.ServerOption{
 		mcpserver.WithInstructions(mcpInstructions),
 		mcpserver.WithToolCapabilities(false),
-		mcpserver.WithResourceCapabilities(true, false),
+		mcpserver.WithResourceCapabilities(opts.Feed != nil, false),
 		mcpserver.WithRecovery(),
 		mcpserver.WithResourceRecovery(),
 		mcpserver.WithHooks(hooks),

@@ -44,9 +44,9 @@ type privVault struct {
 
 // privGen makes a vault from seed: public notes in several folders linking to
 // each other and to private notes (by path, stem, title and alias), private
-// notes in the private folder and by `private: true` elsewhere (a folder holds
-// only such notes), made as a sequence of commits, some touching only private
-// notes, some both.
+// notes in the private folder, by `private: true` and by a private tag (in the
+// frontmatter, or inline and nested) elsewhere (a folder holds only such notes),
+// made as a sequence of commits, some touching only private notes, some both.
 func privGen(seed uint64) *privVault {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
@@ -54,6 +54,7 @@ func privGen(seed uint64) *privVault {
 	type gen struct {
 		path, title, alias, tag, word string
 		private                       bool
+		inline                        string // an inline #tag in the body
 	}
 	pub := []string{"notes", "tech", "tech/deep", "projects"}
 	priv := []gen{
@@ -62,6 +63,9 @@ func privGen(seed uint64) *privVault {
 		{path: "hush/bulk7.md", title: "Gamma ray", alias: "first", tag: "design", word: "zebraword", private: true},
 		{path: "hush/only.md", title: "Hush only", tag: "secret-tag", word: "marmoset", private: true},
 		{path: fmt.Sprintf("%s/alpha0.md", pick(pub)), title: "Alpha plan", alias: "xylodiary", tag: "ops", word: "quokka", private: true},
+		// Private by a tag of privTags alone.
+		{path: "hush/tagged.md", title: "Tagged plan", alias: "hub", tag: "Hushtag", word: "marmoset"},
+		{path: "hush/inline.md", title: "Beta notes", alias: "first", tag: "design", word: "zebraword", inline: "#hushtag/deep"},
 	}
 	// Public notes, some sharing a stem, title or alias with a private one (never
 	// its path: a path is private or public for good).
@@ -83,7 +87,7 @@ func privGen(seed uint64) *privVault {
 	var all []string
 	for _, n := range notes {
 		all = append(all, n.path)
-		if n.private || strings.HasPrefix(n.path, "personal-notes/") {
+		if n.private || strings.HasPrefix(n.path, "personal-notes/") || strings.HasPrefix(n.path, "hush/") {
 			v.private[n.path] = true
 		}
 	}
@@ -105,6 +109,9 @@ func privGen(seed uint64) *privVault {
 			fmt.Fprintf(&b, "edges:\n  - to: \"[[%s]]\"\n    type: supports\n    why: This note backs the other one with its evidence.\n", pick(names))
 		}
 		fmt.Fprintf(&b, "---\n# %s\n%s text version %d.\n", n.title, n.word, version)
+		if n.inline != "" {
+			fmt.Fprintf(&b, "Filed under %s.\n", n.inline)
+		}
 		for range 1 + rng.IntN(4) {
 			fmt.Fprintf(&b, "See [[%s]].\n", pick(names))
 		}
@@ -168,7 +175,7 @@ func privBuild(t *testing.T, pv *privVault, public bool) (*vault.Vault, *testmcp
 		git(env, "commit", "-q", "-m", "write "+strings.Join(paths, ", ")+"\n\nNorn-Op: write")
 	}
 	git(nil, "init", "-q", "-b", "main")
-	write(string(vault.ConfigPath), "gates:\n  profile: default\n")
+	write(string(vault.ConfigPath), "gates:\n  profile: default\nprivacy:\n  tags: [hushtag]\n")
 	commit(0, []string{string(vault.ConfigPath)})
 	var ids []string
 	for i, step := range pv.steps {

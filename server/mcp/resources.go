@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/sync/feed"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -124,22 +126,23 @@ func (t *mcpTools) listResources(ctx context.Context, _ any, req *mcpgo.ListReso
 }
 
 // subscriptions tracks which sessions subscribed to which notes
-// (resources/subscribe, or subscriptions/listen under protocol 2026-07-28) and, on
-// each commit event, sends notifications/resources/updated {uri} to those whose note the
-// commit changed and which may see it. It observes commit events only while it
-// has subscribers.
+// (resources/subscribe, or subscriptions/listen under protocol 2026-07-28) and,
+// for each update of the change feed's hub, sends notifications/resources/updated
+// {uri} to those whose note it changed and which may see the change. It follows
+// the hub (feed.Hub.Follow) only while it has subscribers.
 //
-// It takes the vault's commit events (vault.Vault.Subscribe) directly rather than
-// through the change feed's hub: they are the same events the hub is fed, in the
-// same order, each judged by the same privacy rule (vault.Vault.PublicAt), and
-// what the hub adds — a cursor, replay, a bounded queue per client — a
-// notification has no use for (it carries no cursor and is never replayed; a
-// client too slow to take one misses it and reads the note again).
+// The hub is the one source of change events: the websocket, wait_for_changes
+// and these notifications hear the same commits in the same order, and each
+// subscriber is told what feed.Render shows a feed client with its rights (the
+// one privacy rule, vault.Vault.PublicAt, on both sides of each change). A
+// rewind (the branch moved back by hand) notifies the subscribers of the notes
+// it changed. A notification carries no cursor and is never replayed: a client
+// too slow to take one misses it and reads the note again.
 type subscriptions struct {
 	t      *mcpTools
 	mu     sync.Mutex
 	byPath map[note.Path]map[subKey]*subscriber
-	cancel func() // stops observing commits; nil when not observing
+	stop   func() // stops following the hub and waits; nil when not following
 }
 
 // subKey identifies one subscription: a session, and for subscriptions/listen the
@@ -224,15 +227,39 @@ func (s *subscriptions) add(ctx context.Context, uri string, listen any) {
 		s.byPath[path] = m
 	}
 	m[k] = &subscriber{session: sess, listen: listen, uri: uri, p: p}
-	if s.cancel == nil {
-		s.cancel = s.t.v.Subscribe(s.onEvent)
+	if s.stop == nil && s.t.feed != nil {
+		s.stop = s.follow()
 	}
 }
 
-// remove drops the subscriptions whose key matches.
+// follow starts following the hub: registered at once (a commit that lands
+// after the subscription is answered is told), served on a goroutine of its
+// own. The returned function stops it and waits for it (Hub.Close ends it too,
+// and waits).
+func (s *subscriptions) follow() (stop func()) {
+	f, err := s.t.feed.Follower()
+	if err != nil {
+		s.t.log.Debug("resource notifications: no change feed", "err", err) // the server is shutting down
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := f.Run(ctx, s.onUpdate); err != nil && !errors.Is(err, feed.ErrClosed) {
+			s.t.log.Warn("resource notifications stopped", "err", err)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// remove drops the subscriptions whose key matches, and stops following the hub
+// when none is left.
 func (s *subscriptions) remove(match func(subKey) bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for p, m := range s.byPath {
 		for k := range m {
 			if match(k) {
@@ -243,53 +270,90 @@ func (s *subscriptions) remove(match func(subKey) bool) {
 			delete(s.byPath, p)
 		}
 	}
-	if len(s.byPath) == 0 && s.cancel != nil {
-		s.cancel()
-		s.cancel = nil
+	var stop func()
+	if len(s.byPath) == 0 {
+		stop, s.stop = s.stop, nil
+	}
+	s.mu.Unlock()
+	if stop != nil {
+		stop() // outside mu: onUpdate may be waiting for it
 	}
 }
 
-// onEvent runs on the vault's event goroutine: for each path the commit changed
-// (a move's old path too) that someone subscribed to, it reads the note's bytes
-// to decide privacy and sends, without blocking, one notification to each
-// subscriber that may see it.
-func (s *subscriptions) onEvent(ev repo.Event) {
+// onUpdate runs on the following goroutine for each update of the hub: a commit,
+// or a rewind, told as the changes between the old tip and the new one.
+func (s *subscriptions) onUpdate(u feed.Update) {
+	if u.Event != nil {
+		s.onEvent(u.Event)
+		return
+	}
+	changes, err := s.t.v.Diff(context.Background(), string(u.Rewind.From), string(u.Rewind.To))
+	if err != nil {
+		s.t.log.Warn("resource notifications: changes of a rewind", "err", err)
+		return
+	}
+	ev := &repo.Event{Commit: repo.Commit{ID: u.Rewind.To}}
+	for _, c := range changes {
+		k := repo.EventModified
+		switch {
+		case c.Revision == "":
+			k = repo.EventArchived
+		case c.OldRevision == "":
+			k = repo.EventAdded
+		}
+		ev.Changes = append(ev.Changes, repo.EventChange{Kind: k, Path: c.Path, Revision: c.Revision, OldRevision: c.OldRevision})
+	}
+	s.onEvent(ev)
+}
+
+// onEvent notifies, without blocking, each subscriber to a note ev changed that
+// may see the change: the changes a feed client with the subscriber's rights is
+// shown (feed.Render; a move's old path too), rendered once for those with the
+// private scope and once for those without.
+func (s *subscriptions) onEvent(ev *repo.Event) {
 	s.mu.Lock()
-	subs := map[note.Path][]*subscriber{}
+	var all, public []*subscriber // subscribers to a path ev changed
 	for _, ch := range ev.Changes {
 		for _, p := range []note.Path{ch.Path, ch.From} {
 			for _, sub := range s.byPath[p] {
-				subs[p] = append(subs[p], sub)
+				if sub.p.Can(auth.ScopePrivate) {
+					all = append(all, sub)
+				} else {
+					public = append(public, sub)
+				}
 			}
 		}
 	}
 	s.mu.Unlock()
-	if len(subs) == 0 {
-		return
+	if len(all) > 0 {
+		s.notifyChanged(feed.Render(ev, nil), all)
 	}
-	ctx := context.Background()
-	for _, ch := range ev.Changes {
-		for _, p := range []note.Path{ch.Path, ch.From} {
-			list := subs[p]
-			if len(list) == 0 {
-				continue
-			}
-			// The bytes the subscriber's path had: the new ones, or for an
-			// archive or a move's old path, the ones it left.
-			rev := ch.Revision
-			if rev == "" || p == ch.From {
-				rev = ch.OldRevision
-			}
-			// The feed's rule (fail closed: settings that do not parse, or bytes
-			// that cannot be read, count as private).
-			private := !s.t.v.PublicAt(ctx, p, rev)
-			for _, sub := range list {
-				if private && !sub.p.Can(auth.ScopePrivate) {
-					continue
-				}
-				s.notify(sub)
-			}
+	if len(public) > 0 {
+		// The feed's rule (fail closed: settings that do not parse, or bytes
+		// that cannot be read, count as private).
+		visible := func(p note.Path, rev repo.Revision) bool { return s.t.v.PublicAt(context.Background(), p, rev) }
+		s.notifyChanged(feed.Render(ev, visible), public)
+	}
+}
+
+// notifyChanged notifies each of subs whose note m (a rendered event) changes,
+// once per subscription.
+func (s *subscriptions) notifyChanged(m feed.Message, subs []*subscriber) {
+	changed := map[note.Path]bool{}
+	for _, ch := range m.Changes {
+		changed[ch.Path] = true
+		if ch.From != "" {
+			changed[ch.From] = true
 		}
+	}
+	told := map[*subscriber]bool{}
+	for _, sub := range subs {
+		p, err := notePathOf(sub.uri)
+		if err != nil || !changed[p] || told[sub] {
+			continue
+		}
+		told[sub] = true
+		s.notify(sub)
 	}
 }
 

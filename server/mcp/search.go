@@ -95,10 +95,10 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 	}
 	hits, total := first.Hits, first.Total
 	if !c.SeesAll() {
-		// The index judged privacy under the private folders of the settings it
-		// was built with; until the maintainer has it rebuilt after they changed,
-		// a hit under a folder private now is dropped.
-		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return c.Config().IsPrivate(h.Path, nil) })
+		// The index judged privacy under the private folders and tags of the
+		// settings it was built with; until the maintainer has it rebuilt after
+		// they changed, a hit private under the current ones is dropped.
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return t.v.HitPrivate(ctx, c.Config(), h) })
 		total -= len(first.Hits) - len(hits)
 	}
 	if in.WaitForPendingWrites && first.Engine == vault.EngineBM25 && first.IndexStale && !first.CaughtUp() {

@@ -193,7 +193,7 @@ func (h *Hub) replayable(ctx context.Context, since, start repo.CommitID) (strin
 func (s *session) live(ctx context.Context) error {
 	head := time.NewTicker(s.h.opts.HeadInterval)
 	defer head.Stop()
-	var batch []*repo.Event
+	var batch []Update
 	for {
 		select {
 		case <-s.c.wake:
@@ -202,11 +202,21 @@ func (s *session) live(ctx context.Context) error {
 			}
 			var slow bool
 			batch, slow = s.c.take(batch[:0])
-			for _, e := range batch {
-				if s.skip(ctx, e) {
+			for _, u := range batch {
+				if u.Rewind != nil {
+					// What the client holds may be gone from the branch: it
+					// reloads as of the new head, and goes on from there.
+					s.skipTo = ""
+					if err := s.send(rewindMessage(u.Rewind)); err != nil {
+						return err
+					}
+					s.cursor = u.Rewind.To
 					continue
 				}
-				if err := s.sendEvent(e); err != nil {
+				if s.skip(ctx, u.Event) {
+					continue
+				}
+				if err := s.sendEvent(u.Event); err != nil {
 					return err
 				}
 			}

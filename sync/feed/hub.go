@@ -15,6 +15,10 @@ import (
 type Source interface {
 	// Subscribe registers fn for every commit landing on the branch from now on.
 	Subscribe(fn func(repo.Event)) (cancel func())
+	// SubscribeRewinds registers fn for every move of the branch that is not a
+	// fast-forward (a `git reset` to an older commit made by hand), in order
+	// with the events (see repo.Vault.SubscribeRewinds).
+	SubscribeRewinds(fn func(repo.Rewind)) (cancel func())
 	// Head is the branch's current commit.
 	Head() repo.CommitID
 	// CommitsBetween pages through the commits reachable from to and not from
@@ -94,15 +98,32 @@ func New(src Source, opts Options) *Hub {
 	// Subscribed first, then the head read: an event for a commit at or before
 	// that head still queued in the source is dropped by Publish (see settle), so
 	// no commit is missed and none told twice.
-	h.cancel = src.Subscribe(h.Publish)
+	cancelEvents, cancelRewinds := src.Subscribe(h.Publish), src.SubscribeRewinds(h.rewind)
+	h.cancel = func() { cancelEvents(); cancelRewinds() }
 	h.head = src.Head()
 	return h
+}
+
+// Update is one thing the hub tells its clients, in order: a commit (Event), or
+// that the branch was moved back or onto rewritten history by hand (Rewind),
+// after which what follows is relative to Rewind.To.
+type Update struct {
+	Event  *repo.Event
+	Rewind *repo.Rewind
+}
+
+// cursor is the commit the update leaves a client at.
+func (u Update) cursor() repo.CommitID {
+	if u.Rewind != nil {
+		return u.Rewind.To
+	}
+	return u.Event.ID
 }
 
 // Stats are the hub's counters.
 type Stats struct {
 	Clients int           // connected clients
-	Evicted uint64        // clients cut off for falling behind, since New
+	Evicted uint64        // clients cut off for falling behind (and followers that overflowed and caught up), since New
 	Head    repo.CommitID // the last commit published
 }
 
@@ -122,9 +143,28 @@ func (h *Hub) Publish(ev repo.Event) {
 		return
 	}
 	h.head = ev.ID
-	e := &ev
+	h.pushAll(Update{Event: &ev})
+}
+
+// rewind tells every client that the branch moved from rw.From to rw.To, which
+// does not contain it (history rewritten by hand): each gets a resync naming
+// rw.To, the hub's head becomes rw.To, and the events that follow for commits
+// rw.To already contains are dropped (see settle), so none is told twice.
+func (h *Hub) rewind(rw repo.Rewind) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.log.Info("feed: the branch was moved back or rewritten; clients resync", "from", rw.From.Short(), "to", rw.To.Short())
+	h.head, h.settled = rw.To, false
+	h.pushAll(Update{Rewind: &rw})
+}
+
+// pushAll queues u for every client. The caller holds h.mu.
+func (h *Hub) pushAll(u Update) {
 	for c := range h.clients {
-		if c.push(e) {
+		if c.push(u) {
 			h.evicted.Add(1)
 		}
 	}
@@ -200,7 +240,7 @@ type client struct {
 	wake chan struct{} // capacity 1: something was queued
 
 	mu   sync.Mutex
-	q    []*repo.Event
+	q    []Update
 	slow bool // overflowed: to be cut off; nothing more is queued
 }
 
@@ -208,15 +248,15 @@ func newClient(max int) *client {
 	return &client{max: max, wake: make(chan struct{}, 1)}
 }
 
-// push queues e and reports whether that made the client overflow.
-func (c *client) push(e *repo.Event) (overflowed bool) {
+// push queues u and reports whether that made the client overflow.
+func (c *client) push(u Update) (overflowed bool) {
 	c.mu.Lock()
 	switch {
 	case c.slow:
 	case len(c.q) >= c.max:
 		c.slow, c.q, overflowed = true, nil, true
 	default:
-		c.q = append(c.q, e)
+		c.q = append(c.q, u)
 	}
 	c.mu.Unlock()
 	select {
@@ -228,7 +268,7 @@ func (c *client) push(e *repo.Event) (overflowed bool) {
 
 // take returns what is queued (appending to buf) and whether the client
 // overflowed.
-func (c *client) take(buf []*repo.Event) ([]*repo.Event, bool) {
+func (c *client) take(buf []Update) ([]Update, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	buf = append(buf, c.q...)

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/norn-vault/norn/note"
@@ -29,8 +30,10 @@ const (
 	// periodically while idle.
 	TypeHead MessageType = "head"
 	// TypeResync: since could not be replayed from (unknown, or no longer an
-	// ancestor of the branch's head): the client should reload its state as of
-	// Head; the stream continues live from Head.
+	// ancestor of the branch's head), or the branch was moved back or onto
+	// rewritten history while the client was connected (a `git reset` made by
+	// hand): the client should reload its state as of Head; the stream continues
+	// live from Head.
 	TypeResync MessageType = "resync"
 )
 
@@ -63,6 +66,13 @@ func (m *Message) Cursor() repo.CommitID {
 		return m.Commit
 	}
 	return m.Head
+}
+
+// rewindMessage is the resync a connected client is sent when the branch moved
+// from rw.From to rw.To, which does not contain it.
+func rewindMessage(rw *repo.Rewind) Message {
+	return Message{Type: TypeResync, Head: rw.To,
+		Detail: fmt.Sprintf("the branch moved from %s to %s, which does not contain it (history was rewritten)", rw.From.Short(), rw.To.Short())}
 }
 
 // render turns a commit event into what one client may see: the changes visible

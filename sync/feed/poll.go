@@ -146,21 +146,29 @@ func (p *poller) place(ctx context.Context, since, target repo.CommitID) error {
 func (p *poller) wait(ctx context.Context, c *client) (Poll, error) {
 	timer := time.NewTimer(p.r.Wait)
 	defer timer.Stop()
-	var batch []*repo.Event
+	var batch []Update
 	for {
 		select {
 		case <-c.wake:
 			var slow bool
 			batch, slow = c.take(batch[:0])
-			for _, e := range batch {
+			for _, u := range batch {
 				if len(p.out.Messages) == p.r.Limit {
 					p.out.More = true
 					break
 				}
-				if p.skip(ctx, e) {
+				if u.Rewind != nil {
+					// The branch moved back: what came before is void; the
+					// caller reloads as of the new head and polls from it.
+					p.skipTo = ""
+					p.out.Messages = append(p.out.Messages[:0], rewindMessage(u.Rewind))
+					p.out.Cursor = u.Rewind.To
+					break
+				}
+				if p.skip(ctx, u.Event) {
 					continue
 				}
-				p.add(e)
+				p.add(u.Event)
 			}
 			clear(batch)
 			if slow {
