@@ -86,12 +86,12 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 	var attachments []note.Path
 	for _, f := range files {
 		out.revs[f.Path] = f.Revision
-		if !note.IsNote(f.Path) {
+		if !note.IsNote(f.Path) && indexed(f.Path) {
 			attachments = append(attachments, f.Path)
 			out.docs = append(out.docs, graph.Doc{Path: f.Path, Revision: string(f.Revision)})
 		}
 	}
-	for d, err := range readDocs(ctx, v, config.Privacy{}, NotesOnly(files)) { // privacy is not asked of these
+	for d, err := range readDocs(ctx, v, config.Privacy{}, NotesOnly(DocFiles(files))) { // privacy is not asked of these
 		if err != nil {
 			return nil, err
 		}
