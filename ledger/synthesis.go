@@ -92,7 +92,7 @@ func (r *Registration) Check() error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidRegistration}, a...)...))
 	}
-	if msg := notePathProblem(r.Summary); msg != "" {
+	if msg := NotePathProblem(r.Summary); msg != "" {
 		bad("summary %q: %s", r.Summary, msg)
 	}
 	switch n := len(r.Sources); {
@@ -103,7 +103,7 @@ func (r *Registration) Check() error {
 	}
 	seen := make(map[note.Path]bool, len(r.Sources))
 	for _, s := range r.Sources {
-		switch msg := notePathProblem(s.Path); {
+		switch msg := NotePathProblem(s.Path); {
 		case msg != "":
 			bad("source %q: %s", s.Path, msg)
 		case s.Path == r.Summary:
@@ -119,9 +119,9 @@ func (r *Registration) Check() error {
 	return errors.Join(errs...)
 }
 
-// notePathProblem says why p cannot name a note in a registration ("" when it
+// NotePathProblem says why p cannot name a note in a registration ("" when it
 // can): a relative, clean, UTF-8 path to a Markdown note outside .norn/.
-func notePathProblem(p note.Path) string {
+func NotePathProblem(p note.Path) string {
 	s := string(p)
 	switch {
 	case s == "":

@@ -30,7 +30,7 @@ type SynthesisRequest struct {
 type SynthesisRegistered struct {
 	Summary note.Path `json:"summary"`
 	// Revision is the summary's revision when it was registered.
-	Revision repo.Revision  `json:"revision"`
+	Revision repo.Revision   `json:"revision"`
 	Sources  []ledger.Source `json:"sources"`
 	// File is the registration's file (under .norn/synthesis/).
 	File   note.Path     `json:"file"`
