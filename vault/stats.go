@@ -82,7 +82,7 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &vaultNotes{commit: string(head), files: len(files), revs: make(map[note.Path]repo.Revision, len(files))}
+	out := &vaultNotes{commit: string(head), files: len(DocFiles(files)), revs: make(map[note.Path]repo.Revision, len(files))}
 	var attachments []note.Path
 	for _, f := range files {
 		out.revs[f.Path] = f.Revision

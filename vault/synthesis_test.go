@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -327,8 +328,19 @@ func TestSynthesis_FilesAreNotNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := ix.Len(); n != 5 { // the five notes: no settings, no registrations
-		t.Fatalf("the index holds %d docs", n)
+	st, err := ix.Stats(10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Notes != 5 || st.Files != 5 { // the five notes: no settings, no registrations
+		t.Fatalf("the index holds %d notes and %d files", st.Notes, st.Files)
+	}
+	if scanned, err := vault.VaultStats(ctx, withoutIndex(t, v), 10, 0); err != nil || scanned.Files != st.Files || scanned.Notes != st.Notes {
+		t.Fatalf("the scan counts otherwise: %+v, %v", scanned, err)
+	}
+	res, err := ix.Resolve("top.md", note.Link{Target: ".norn/synthesis/top.md.yaml"})
+	if err != nil || res.Status == graph.LinkResolved {
+		t.Fatalf("a link resolves to a registration: %+v, %v", res, err)
 	}
 	r, err := v.Search(ctx, vault.SearchRequest{Query: "revision sources summary", Limit: 10})
 	if err != nil {
