@@ -302,6 +302,14 @@ func TestSynthesis_PrivateSource(t *testing.T) {
 	if all.Status != vault.SynthesisStale || len(all.Drifted) != 2 || all.Scope != vault.ScopeAll {
 		t.Fatalf("private view: %+v", all)
 	}
+	// The registration files name private notes: to the public view they are as
+	// private notes, in every listing, history and read.
+	pc := synthViewer(t, v, false)
+	for _, f := range []note.Path{".norn/synthesis/top.md.yaml", ".norn/synthesis/pub.md.yaml"} {
+		if pc.Visible(context.Background(), f) || pc.VisibleAt(context.Background(), f, v.Revision(f)) || !synthViewer(t, v, true).Visible(context.Background(), f) {
+			t.Fatalf("%s: visible to the public view", f)
+		}
+	}
 	// A public note made private by an edit drops out of the public view too.
 	rewrite(t, v, "a.md", "---\nprivate: true\n---\n# a\n")
 	if pub := synthStatus(t, v, "top.md", false); pub.Status != vault.SynthesisCurrent || pub.Checked != 0 {

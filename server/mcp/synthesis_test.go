@@ -72,6 +72,22 @@ func TestMCP_Synthesis(t *testing.T) {
 	if !found {
 		t.Fatalf("search hits: %+v", sr.Hits)
 	}
+	// The registration file names a private source: the agent cannot read it, nor
+	// see it in history (its only path: the commit is not listed).
+	testmcp.WantError(t, agent, actx, "read_note", map[string]any{"path": ".norn/synthesis/sum/overview.md.yaml"}, mcp.CodeNotFound, mcp.ClassFixInput)
+	var hist struct {
+		Commits []struct {
+			Paths []string `json:"paths"`
+		} `json:"commits"`
+	}
+	testmcp.MustCall(t, agent, actx, "history", map[string]any{"limit": 100}, &hist)
+	for _, c := range hist.Commits {
+		for _, p := range c.Paths {
+			if strings.HasPrefix(p, ".norn/synthesis/") {
+				t.Fatalf("history shows %s to the agent", p)
+			}
+		}
+	}
 	head := v.Head()
 	testmcp.WantError(t, agent, actx, "register_synthesis", map[string]any{"summary": "sum/overview.md", "sources": []string{"tech/secret.md"}},
 		mcp.CodeNotFound, mcp.ClassFixInput)
