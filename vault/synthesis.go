@@ -189,13 +189,13 @@ func registrationRow(p note.Path, b []byte) (graph.Row, bool) {
 	if summary == "" {
 		return graph.Row{}, false
 	}
-	v := []byte(nil)
+	row := graph.Row{Table: synthesisTable, Key: []byte(summary)}
 	if err != nil {
-		v = []byte("!" + strings.TrimPrefix(err.Error(), ledger.ErrInvalidRegistration.Error()+": "))
+		row.Value = []byte("!" + strings.TrimPrefix(err.Error(), ledger.ErrInvalidRegistration.Error()+": "))
 	} else {
-		v = encodeSources(r)
+		row.Value = encodeSources(r)
 	}
-	return graph.Row{Table: synthesisTable, Key: []byte(summary), Value: v}, true
+	return row, true
 }
 
 // synthesisDeriver keeps the synthesis table in step with the registration

@@ -118,9 +118,13 @@ type SynthesisStatus struct {
 
 // SynthesisStatus walks the sources of summary, and the sources of any source
 // that is itself a registered summary, under budget b (shared by everything
-// one response evaluates; nil: a fresh one). A summary the viewer may not see
+// one response evaluates; nil: a fresh one). A path that cannot name a note is
+// an *InputError wrapping repo.ErrInvalid; a summary the viewer may not see
 // answers as one that does not exist (*InputError, repo.ErrNotFound).
 func (c *Viewer) SynthesisStatus(ctx context.Context, summary note.Path, b *SynthesisBudget) (*SynthesisStatus, error) {
+	if msg := ledger.NotePathProblem(summary); msg != "" {
+		return nil, invalidf("synthesis status of %q: %s", summary, msg)
+	}
 	if c.v.Revision(summary) == "" || !c.Visible(ctx, summary) {
 		return nil, MissingAt(summary, "")
 	}

@@ -104,6 +104,11 @@ func TestSynthesis_ChainStale(t *testing.T) {
 	if st := synthStatus(t, v, "side.md", true); st.Status != vault.SynthesisUnregistered {
 		t.Fatalf("side: %+v", st)
 	}
+	for _, p := range []note.Path{vault.ConfigPath, ".norn/synthesis/mid.md.yaml", "../top.md"} {
+		if _, err := synthViewer(t, v, true).SynthesisStatus(context.Background(), p, nil); !errors.Is(err, repo.ErrInvalid) {
+			t.Fatalf("status of %s: %v", p, err)
+		}
+	}
 	// History keeps both registrations of mid, each by the agent, as claims.
 	log := gitIn(t, v.Dir(), "log", "--format=%an %(trailers:key=Norn-Op,valueonly)", "--", ".norn/synthesis/mid.md.yaml")
 	if strings.Count(log, "agent-a claim") != 2 {
