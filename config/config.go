@@ -33,6 +33,8 @@ type Config struct {
 	Rerank Rerank `yaml:"rerank"`
 	// GC configures git housekeeping.
 	GC GC `yaml:"gc"`
+	// Synthesis is the budget of synthesis freshness checks (package ledger).
+	Synthesis Synthesis `yaml:"synthesis"`
 
 	// Ignored lists the per-machine settings the file names (rerank.endpoint,
 	// remotes, serve, …; see Machine): Parse ignores them, since a committed file
@@ -73,12 +75,14 @@ func Default() Config {
 		Search:  defaultSearch(),
 		Rerank:  defaultRerank(),
 		GC:      defaultGC(),
+
+		Synthesis: defaultSynthesis(),
 	}
 }
 
 // topKeys returns the top-level keys of config.yaml, in documentation order.
 func topKeys() []string {
-	return []string{"gates", "privacy", "inbox", "edges", "search", "rerank", "gc"}
+	return []string{"gates", "privacy", "inbox", "edges", "search", "rerank", "gc", "synthesis"}
 }
 
 // machineOnlyKeys are the sections of machine.yaml with no shared part: a committed
@@ -165,6 +169,8 @@ func (c *Config) decode(d *decoder, n *yaml.Node) {
 			c.Rerank.decode(d, v, full, c)
 		case "gc":
 			c.GC.decode(d, v, full)
+		case "synthesis":
+			c.Synthesis.decode(d, v, full)
 		}
 	})
 }

@@ -28,11 +28,13 @@ import (
 //	   hashes); postings of inbound terms <term>\x01 (lines from public notes)
 //	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
 //	   the two inbound lengths.
+//	7  the ledger's derived tables (rows r/synthesis… of registered summaries); files
+//	   under .norn/ are no longer held as attachments.
 //
 // The format record's privacy part also names the private tags when there are
 // any (";privatetags=…" after the folders): an index without private tags keeps
 // its record, one judged under other tags is rebuilt (no version change).
-const FormatVersion = 6
+const FormatVersion = 7
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the

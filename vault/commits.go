@@ -85,7 +85,7 @@ func (c *Viewer) changeVisible(ctx context.Context, ch repo.FileChange, reads *i
 		rev = ch.OldRevision
 	}
 	switch {
-	case c.Config().IsPrivate(ch.Path, nil):
+	case privatePath(c.Config(), ch.Path):
 		return false
 	case !note.IsNote(ch.Path):
 		return true

@@ -445,6 +445,9 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	var remove []note.Path
 	var files []repo.File
 	for _, c := range changes {
+		if !indexed(c.Path) {
+			continue // the derivers' (changedRows)
+		}
 		if c.Kind == repo.Archive {
 			remove = append(remove, c.Path)
 		} else {
@@ -521,7 +524,7 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if progress != nil {
 		p = func(done int) { progress(done, len(files)) }
 	}
-	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), files)))
+	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), DocFiles(files))))
 	if err := ix.Rebuild(ctx, string(head), records, p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
@@ -620,6 +623,23 @@ func parseDoc(p note.Path, rev repo.Revision, b []byte, pv config.Privacy) graph
 		}
 	}
 	return graph.Doc{Path: p, Revision: string(rev), Note: n, Unparsed: true, Private: private}
+}
+
+// indexed reports whether the index holds the file at p as a note or an
+// attachment: every file but Norn's own under .norn/ (the settings and the
+// ledger's records, which only derivers read).
+func indexed(p note.Path) bool { return !IsNornPath(p) }
+
+// DocFiles are the files among files the index holds as notes and attachments
+// (indexed).
+func DocFiles(files []repo.File) []repo.File {
+	out := files[:0:0]
+	for _, f := range files {
+		if indexed(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // NotesOnly is the notes among files.

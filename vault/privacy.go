@@ -8,12 +8,14 @@ import (
 	"sync"
 
 	"github.com/norn-vault/norn/config"
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
 // notePrivate is the privacy rule, stated once: the note at p with bytes raw is
-// private when it is under one of cfg's privacy folders, or when it is a note
+// private when it is private by its path (privatePath: under one of cfg's
+// privacy folders, or a synthesis registration), or when it is a note
 // whose frontmatter says `private: true` (or yes/on), or that carries one of
 // cfg's private tags (frontmatter `tags` or an inline #tag). Bytes that do not
 // parse but mention "private" or a private tag count as private (fail closed). A
@@ -23,7 +25,7 @@ import (
 // either is set, are what note.Parse made of raw.
 func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err error) bool {
 	pv := cfg.Privacy
-	if pv.Folder(p) != "" {
+	if privatePath(cfg, p) {
 		return true
 	}
 	if !note.IsNote(p) {
@@ -33,6 +35,15 @@ func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err e
 		return pv.ContentPrivate(p, raw)
 	}
 	return pv.ParsedPrivate(n, err, raw)
+}
+
+// privatePath reports whether the file at p is private by its path alone: under
+// one of cfg's privacy folders, or a synthesis registration (.norn/synthesis/),
+// which names its summary in its path and its sources, any of which may be
+// private, in its bytes. A caller without the private scope learns of
+// registrations only through synthesis_status, which judges each note named.
+func privatePath(cfg config.Config, p note.Path) bool {
+	return cfg.IsPrivate(p, nil) || ledger.IsRegistrationPath(p)
 }
 
 // privacySet follows the notes at HEAD whose content makes them private (their

@@ -82,16 +82,16 @@ func loadNotes(ctx context.Context, v *repo.Vault) (*vaultNotes, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &vaultNotes{commit: string(head), files: len(files), revs: make(map[note.Path]repo.Revision, len(files))}
+	out := &vaultNotes{commit: string(head), files: len(DocFiles(files)), revs: make(map[note.Path]repo.Revision, len(files))}
 	var attachments []note.Path
 	for _, f := range files {
 		out.revs[f.Path] = f.Revision
-		if !note.IsNote(f.Path) {
+		if !note.IsNote(f.Path) && indexed(f.Path) {
 			attachments = append(attachments, f.Path)
 			out.docs = append(out.docs, graph.Doc{Path: f.Path, Revision: string(f.Revision)})
 		}
 	}
-	for d, err := range readDocs(ctx, v, config.Privacy{}, NotesOnly(files)) { // privacy is not asked of these
+	for d, err := range readDocs(ctx, v, config.Privacy{}, NotesOnly(DocFiles(files))) { // privacy is not asked of these
 		if err != nil {
 			return nil, err
 		}

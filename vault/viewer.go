@@ -77,7 +77,7 @@ func (c *Viewer) Visible(ctx context.Context, p note.Path) bool {
 	if c.all {
 		return true
 	}
-	if c.cfg.IsPrivate(p, nil) {
+	if privatePath(c.cfg, p) {
 		return false
 	}
 	set, err := c.PrivateAtHead(ctx)
@@ -106,7 +106,7 @@ func (c *Viewer) VisibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	if c.all {
 		return true
 	}
-	if c.cfg.IsPrivate(p, nil) {
+	if privatePath(c.cfg, p) {
 		return false
 	}
 	if !note.IsNote(p) {

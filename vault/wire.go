@@ -10,6 +10,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/hooks"
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -169,6 +170,9 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 			vs := configViolations(c.New)
 			extra = append(extra, vs...)
 			fixesConfig = len(vs) == 0
+		}
+		if ledger.IsRegistrationPath(c.Path) && c.New != nil {
+			extra = append(extra, registrationViolations(c.Path, c.New)...)
 		}
 	}
 	if cfgErr != nil && !fixesConfig && !hp.Writer.Has(hooks.RoleOwner) && !hp.Writer.Has(hooks.RolePrivate) {

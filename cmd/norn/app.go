@@ -73,6 +73,7 @@ func commands() []command {
 		{"machine", "show", "print this machine's settings (.git/norn/machine.yaml and the environment; secrets redacted)", runMachine},
 		{"clone", "URL DIR [--branch B]", "make a working vault from a git remote (origin), index built", runClone},
 		{"sync", "[REMOTE]", "fetch, merge and push with a remote (default: the only one, else origin)", runSync},
+		{"synthesis", "register SUMMARY SOURCE… | status SUMMARY", "record the notes a summary was written from; say whether they have drifted since", runSynthesis},
 		{"status", "[REMOTE]", "per remote: ahead/behind the last fetch, last fetch and push, last error", runStatus},
 		{"conflicts", "", "list the conflict siblings a sync left open", runConflicts},
 		{"remote", "add|list|remove|check|trust [NAME] [URL]", "manage the vault's git remotes (stored in .git/config; credentials in machine.yaml)", runRemote},

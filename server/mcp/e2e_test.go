@@ -520,6 +520,37 @@ func e2eCases() []e2eCase {
 			{args: map[string]any{"path": "e2e/x.md", "from": "no-such-commit"}, code: mcp.CodeNotFound},
 			{args: map[string]any{"path": "e2e/x.md", "from": "HEAD", "revision": "abc"}, code: mcp.CodeInvalidInput},
 		}},
+
+		{tool: "register_synthesis", good: func(t *testing.T, s *e2eSession) {
+			var r mcp.SynthesisRegistered
+			s.call(t, "register_synthesis", map[string]any{"summary": "README.md", "sources": []string{"tech/cms.md", "tech/bloom.md"}}, &r)
+			if string(r.Commit) != s.git(t, "rev-parse", "HEAD") || r.File != ".norn/synthesis/README.md.yaml" || len(r.Sources) != 2 ||
+				r.Sources[0].Path != "tech/bloom.md" || string(r.Sources[0].Revision) != s.rev(t, "tech/bloom.md") ||
+				s.git(t, "log", "-1", "--format=%an|%(trailers:key=Norn-Op,valueonly,separator=)") != s.who+"|claim" {
+				t.Fatalf("register_synthesis: %+v", r)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"summary": "README.md", "sources": []string{}}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"summary": "README.md", "sources": []string{"README.md"}}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"summary": "README.md", "sources": []string{"e2e/nope.md"}}, code: mcp.CodeNotFound},
+			{args: map[string]any{"summary": "README.md", "sources": []string{".norn/config.yaml"}}, code: mcp.CodeInvalidInput},
+		}},
+
+		{tool: "synthesis_status", good: func(t *testing.T, s *e2eSession) {
+			var st mcp.SynthesisStatusResult
+			s.call(t, "synthesis_status", map[string]any{"summary": "README.md"}, &st)
+			if st.Status != vault.SynthesisCurrent || st.Checked != 2 || !st.Complete || st.Budget == nil || st.Budget.UsedChecks != 2 {
+				t.Fatalf("synthesis_status: %+v", st)
+			}
+			var un mcp.SynthesisStatusResult
+			s.call(t, "synthesis_status", map[string]any{"summary": "tech/cms.md"}, &un)
+			if un.Status != vault.SynthesisUnregistered {
+				t.Fatalf("synthesis_status of a note that is no summary: %+v", un)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"summary": ""}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"summary": "e2e/nope.md"}, code: mcp.CodeNotFound},
+		}},
 	}
 }
 
@@ -571,7 +602,7 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 			t.Errorf("tools/list has %s, which the e2e table does not cover", name)
 		}
 	}
-	if len(tools) != 21 || t.Failed() {
+	if len(tools) != 23 || t.Failed() {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tc := range cases {

@@ -88,6 +88,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addGraphTools()
 	t.addWriteTools()
 	t.addFeedTools()
+	t.addSynthesisTools()
 	t.addResources()
 	return t.srv
 }

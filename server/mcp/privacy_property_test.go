@@ -279,6 +279,8 @@ func privArgs(t *testing.T, rng *rand.Rand, pv *privVault, tool mcpgo.Tool, nste
 	step := func() string { return fmt.Sprintf("@step:%d", rng.IntN(nsteps)) }
 	gen := func(name string) (any, bool) {
 		switch name {
+		case "summary":
+			return pick(pv.paths), true
 		case "path":
 			if tool.Name == "read_note" && rng.IntN(3) == 0 {
 				return pick(pv.names), true

@@ -137,6 +137,10 @@ type ReadNoteResult struct {
 	Notice    string        `json:"notice,omitempty"`
 	// ResolvedFrom is the name given when it was resolved to Path.
 	ResolvedFrom string `json:"resolved_from,omitempty"`
+	// Synthesis is the note's synthesis status when it is a registered summary
+	// read at HEAD (synthesis_status), under SynthesisBudget.
+	Synthesis       *vault.SynthesisStatus `json:"synthesis,omitempty"`
+	SynthesisBudget *vault.SynthesisBudget `json:"synthesis_budget,omitempty"`
 }
 
 func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*ReadNoteResult, error) {
@@ -173,6 +177,12 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 	out := &ReadNoteResult{Path: p, Revision: blob.Revision, Commit: blob.Commit, Title: note.Stem(p)}
 	if string(p) != name {
 		out.ResolvedFrom = in.Path
+	}
+	if in.At == "" {
+		b := c.SynthesisBudget()
+		if out.Synthesis = t.freshness(ctx, c, p, b); out.Synthesis != nil {
+			out.SynthesisBudget = b
+		}
 	}
 	if perr == nil {
 		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)

@@ -38,6 +38,9 @@ type SearchHit struct {
 	// they link here) added to the score: the linking line holding the most
 	// query words, and its note.
 	Inbound *SearchInbound `json:"inbound,omitempty"`
+	// Synthesis is the hit's synthesis status when it is a registered summary;
+	// every hit's draws on the result's one SynthesisBudget.
+	Synthesis *vault.SynthesisStatus `json:"synthesis,omitempty"`
 }
 
 // SearchInbound is a line of another note that links to a hit.
@@ -63,6 +66,9 @@ type SearchResult struct {
 	NextOffset int `json:"next_offset,omitempty"`
 	// Rerank is what asking the reranker cost, when it was asked.
 	Rerank *vault.RerankStats `json:"rerank,omitempty"`
+	// SynthesisBudget is the budget the hits' synthesis statuses shared, when a
+	// hit is a registered summary.
+	SynthesisBudget *vault.SynthesisBudget `json:"synthesis_budget,omitempty"`
 }
 
 func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*SearchResult, error) {
@@ -112,6 +118,7 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
+	budget := c.SynthesisBudget()
 	for _, h := range hits {
 		m := h.Matched
 		if m == nil {
@@ -122,6 +129,9 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		if in := h.Inbound; in != nil { // a caller without the private scope is answered from the public view: no private line
 
 			sh.Inbound = &SearchInbound{From: in.From, Line: in.Text}
+		}
+		if sh.Synthesis = t.freshness(ctx, c, h.Path, budget); sh.Synthesis != nil {
+			out.SynthesisBudget = budget
 		}
 		out.Hits = append(out.Hits, sh)
 	}
