@@ -1,0 +1,27 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/norn-vault/norn/server/web"
+)
+
+// MountWeb serves the web explorer w at / (its page and assets) and /web/...
+// beside MCP, behind the same host and origin checks; the change feed then takes
+// its session cookie too (same origin only). Call it before serving.
+func (h *HTTPHandler) MountWeb(w *web.Handler) { h.web = w }
+
+// serveWeb serves a request of the web explorer with the body bound the other
+// endpoints have.
+func (h *HTTPHandler) serveWeb(w http.ResponseWriter, r *http.Request) {
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+	}
+	h.web.ServeHTTP(w, r)
+}
+
+// hasSession reports whether r carries the web explorer's session cookie.
+func hasSession(r *http.Request) bool {
+	_, err := r.Cookie(web.CookieName)
+	return err == nil
+}
