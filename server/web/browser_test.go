@@ -20,7 +20,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -272,11 +271,26 @@ type tab struct {
 func newTab(t *testing.T) *tab {
 	t.Helper()
 	needBrowser(t)
-	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	var copts []chromedp.ContextOption
+	if os.Getenv("DBG_NOBC") == "" {
+		copts = append(copts, chromedp.WithNewBrowserContext())
+	}
+	ctx, cancel := chromedp.NewContext(browserCtx, copts...)
 	tb := &tab{t: t, ctx: ctx, responses: map[network.RequestID]string{}, urls: map[network.RequestID]string{}}
+	// The first run opens the tab: without a timeout, which would close it.
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if os.Getenv("DBG_NOLISTEN") != "" {
+		return tb
+	}
 	if err := chromedp.Listen(ctx, tb.event); err != nil {
 		cancel()
 		t.Fatal(err)
+	}
+	if os.Getenv("DBG_NOCONSOLE") != "" {
+		return tb
 	}
 	console := chromedp.Console(ctx)
 	var wg sync.WaitGroup
@@ -305,9 +319,6 @@ func newTab(t *testing.T) *tab {
 	tb.do(
 		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-				return err
-			}
-			if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
 				return err
 			}
 			_, err := chromedp.Call(ctx, log.Enable, cdp.Empty{})
@@ -362,7 +373,7 @@ func (tb *tab) problem(s string) {
 
 func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
 	tb.t.Helper()
-	ctx, cancel := context.WithTimeout(tb.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(tb.ctx, 8*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		tb.t.Fatalf("browser: %v", err)
@@ -394,7 +405,7 @@ func (tb *tab) login(s *nornServer, name string) {
 		chromedp.Navigate(s.base+"/"),
 		chromedp.WaitVisible(chromedp.ID("token")),
 		chromedp.SendKeys(chromedp.ID("token"), s.tokens[name]),
-		chromedp.Submit(chromedp.ID("login-form")),
+		chromedp.Click(chromedp.ID("login-submit")),
 		chromedp.WaitVisible(chromedp.CSS(".tree-root")),
 	)
 	tb.waitJS(`document.getElementById("view").dataset.loaded === "1"`)

@@ -10,7 +10,7 @@ export interface Backlink { source: string; title: string; line: number; context
 export interface Note {
   path: string; title: string; revision: string; commit: string; html: string;
   frontmatter: Record<string, unknown>; tags: string[]; edges: Edge[]; backlinks: Backlink[];
-  archived: boolean; claims?: Record<string, unknown>[]; synthesis?: Record<string, unknown>;
+  archived: boolean; parse_error?: string; claims?: Record<string, unknown>[]; synthesis?: Record<string, unknown>;
 }
 export interface Hit { path: string; title: string; score: number; line: number; snippet: string; matched: string[] }
 export interface SearchResult { engine: string; hits: Hit[] }
@@ -18,10 +18,10 @@ export interface GraphNode { id: string; title: string; degree: number; center: 
 export interface GraphEdge { source: string; target: string; type: string }
 export interface Graph { nodes: GraphNode[]; edges: GraphEdge[]; truncated: boolean }
 export interface Change { path: string; kind: string; from?: string; revision?: string; old_revision?: string }
-export interface Commit { commit: string; author: string; time: string; op: string; reason?: string; changes: Change[] }
+export interface Commit { commit: string; author: string; time: string; op: string; reason?: string; subject?: string; changes: Change[]; changes_total?: number }
 export interface History { commits: Commit[]; more: boolean }
 export interface DiffLine { kind: "context" | "add" | "del"; old?: number; new?: number; text: string }
-export interface Diff { from: string; to: string; lines: DiffLine[] }
+export interface Diff { from: string; to: string; lines: DiffLine[]; changed?: boolean; truncated?: boolean }
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) { super(message); }

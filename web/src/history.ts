@@ -20,7 +20,7 @@ export async function renderHistory(view: HTMLElement, path: string, session: Se
   view.replaceChildren(
     h("h1", {}, path ? "History: " + path : "History of the vault"),
     path ? h("p", { class: "actions" }, h("a", { href: noteHref(path) }, "Open note")) : "",
-    h("p", { class: "muted" }, "Pick a from (◐) and a to (●) commit, then compare.", " ", compare),
+    h("p", { class: "muted" }, "Pick a from (left) and a to (right) commit, then compare.", " ", compare),
     list, more, diff);
   await loadMore();
 }
@@ -63,8 +63,8 @@ function entry(c: Commit, s: State): HTMLLIElement {
   for (const ch of c.changes ?? []) {
     const archived = ch.kind === "archived";
     const link = archived ? h("code", {}, ch.path) : h("a", { href: noteHref(ch.path), "data-path": ch.path }, ch.path);
-    const rev = () => archivedRevision(ch.path, c.commit, ch.old_revision);
-    changes.append(h("li", { "data-kind": ch.kind },
+    const rev = () => archivedRevision(ch.path, ch.old_revision);
+    changes.append(h("li", { "data-kind": ch.kind, "data-path": ch.path },
       h("span", { class: "kind " + ch.kind }, ch.kind), " ", link, ch.from ? ` (from ${ch.from})` : "",
       " ", s.path ? null : h("a", { class: "muted", href: "#/history/" + encodeURI(ch.path) }, "history"),
       archived && canWrite(s.session) ? restoreButton(ch.path, rev) : null));
@@ -77,14 +77,16 @@ function entry(c: Commit, s: State): HTMLLIElement {
       h("p", { class: "commit-line" },
         h("span", { class: "op" }, c.op || "commit"), " by ", h("strong", { class: "author" }, c.author),
         " · ", h("time", { datetime: c.time }, when(c.time)), " · ", h("code", { title: c.commit }, shortCommit(c.commit))),
+      c.subject ? h("p", { class: "subject" }, c.subject) : null,
       c.reason ? h("p", { class: "reason" }, "Reason: " + c.reason) : null,
       changes));
 }
 
-// archivedRevision is the note's blob just before the archive commit.
-async function archivedRevision(path: string, commit: string, known?: string): Promise<string> {
+// archivedRevision is the note's blob just before it was archived: the server
+// reads an archived path as it was then (archived: true).
+async function archivedRevision(path: string, known?: string): Promise<string> {
   if (known) return known;
-  return (await api.note(path, commit + "~1")).revision;
+  return (await api.note(path)).revision;
 }
 
 function preselect(list: HTMLElement): void {
@@ -100,20 +102,24 @@ async function showDiff(): Promise<void> {
   const from = s.list.querySelector<HTMLInputElement>('input[name="from"]:checked')?.value;
   const to = s.list.querySelector<HTMLInputElement>('input[name="to"]:checked')?.value;
   if (!from || !to) { s.diff.replaceChildren(h("p", { class: "error" }, "Pick two commits.")); return; }
+  // The vault's timeline compares the first note the newer commit changed.
+  const path = s.path || s.list.querySelector(`li[data-commit="${to}"] .changes li[data-path]`)?.getAttribute("data-path") || "";
+  if (!path) { s.diff.replaceChildren(h("p", { class: "error" }, "That commit changed no note you can see.")); return; }
   try {
-    s.diff.replaceChildren(renderDiff(await api.diff(s.path, from, to)));
+    s.diff.replaceChildren(renderDiff(path, await api.diff(path, from, to)));
   } catch (err) {
     s.diff.replaceChildren(errorBox(err));
   }
 }
 
-export function renderDiff(d: Diff): HTMLElement {
+export function renderDiff(path: string, d: Diff): HTMLElement {
   const rows = d.lines.map((l) => h("tr", { class: "d-" + l.kind },
     h("td", { class: "ln" }, l.old !== undefined && l.old !== null ? String(l.old) : ""),
     h("td", { class: "ln" }, l.new !== undefined && l.new !== null ? String(l.new) : ""),
     h("td", { class: "sign" }, l.kind === "add" ? "+" : l.kind === "del" ? "−" : " "),
     h("td", { class: "text" }, h("code", {}, l.text))));
   return h("div", {},
-    h("h2", {}, `Diff ${shortCommit(d.from)} → ${shortCommit(d.to)}`),
-    rows.length ? h("table", { class: "diff" }, h("tbody", {}, ...rows)) : h("p", { class: "muted" }, "No difference."));
+    h("h2", {}, `Diff of ${path}: ${shortCommit(d.from)} → ${shortCommit(d.to)}`),
+    rows.length ? h("table", { class: "diff", id: "diff-table" }, h("tbody", {}, ...rows)) : h("p", { class: "muted" }, "No difference."),
+    d.truncated ? h("p", { class: "muted" }, "Cut short: the diff is longer.") : null);
 }
