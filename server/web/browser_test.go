@@ -414,7 +414,10 @@ func (tb *tab) login(s *nornServer, name string) {
 // open goes to a route and waits until its view has rendered.
 func (tb *tab) open(hash string) {
 	tb.t.Helper()
-	eval[bool](tb, fmt.Sprintf(`(() => { document.getElementById("view").removeAttribute("data-loaded"); location.hash = %q; return true })()`, hash))
+	eval[bool](tb, fmt.Sprintf(`(() => {
+		document.getElementById("view").removeAttribute("data-loaded");
+		if (location.hash === %[1]q) window.dispatchEvent(new HashChangeEvent("hashchange")); else location.hash = %[1]q;
+		return true })()`, hash))
 	tb.waitJS(`document.getElementById("view").dataset.loaded === "1"`)
 }
 

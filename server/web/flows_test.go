@@ -342,7 +342,7 @@ func TestBrowser_Narrow(t *testing.T) {
 	}
 	tb.do(chromedp.Click(chromedp.ID("tree-toggle")))
 	tb.waitJS(`getComputedStyle(document.getElementById("tree")).display !== "none"`)
-	tb.do(chromedp.Navigate(s.base+"/#/"), chromedp.WaitReady(chromedp.CSS(".tree-root")))
+	tb.do(chromedp.Navigate("about:blank"), chromedp.Navigate(s.base+"/#/"), chromedp.WaitReady(chromedp.CSS(".tree-root")))
 	tb.do(chromedp.KeyEvent("\t"))
 	if cls := eval[string](tb, `document.activeElement.className`); cls != "skip" {
 		t.Fatalf("the first Tab focused %q, want the skip link", cls)

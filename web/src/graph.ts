@@ -69,6 +69,7 @@ function draw(canvas: HTMLElement, data: Graph): void {
     cy.layout(layout).run();
     return;
   }
+  noInlineStyle();
   cy = cytoscape({
     container: canvas, elements, layout,
     minZoom: 0.2, maxZoom: 3, wheelSensitivity: 0.3,
@@ -81,6 +82,14 @@ function draw(canvas: HTMLElement, data: Graph): void {
   });
   cy.on("tap", "node", (e) => { location.hash = noteHref(e.target.id()); });
   (window as unknown as { nornGraph?: unknown }).nornGraph = cy; // the browser tests find a node's position here
+}
+
+// noInlineStyle keeps cytoscape from adding its one-rule <style> element, which
+// the page's Content-Security-Policy (no inline style) would refuse: it adds one
+// only when no element has its id, and app.css carries the rule itself.
+function noInlineStyle(): void {
+  const id = "__________cytoscape_stylesheet";
+  if (!document.getElementById(id)) document.head.append(h("meta", { id, name: "cytoscape-style", content: "in app.css" }));
 }
 
 function controls(g: GraphQuery, hubs: boolean): HTMLElement {

@@ -155,6 +155,7 @@ function keys(e: KeyboardEvent): void {
 }
 
 async function boot(): Promise<void> {
+  feed.on(onEvent);
   $("login-form").addEventListener("submit", (e) => void login(e));
   $("search-form").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -51,7 +51,8 @@ export function restoreButton(path: string, revision: string | (() => Promise<st
       const rev = typeof revision === "string" ? revision : await revision();
       const r = await api.restore(path, rev);
       toast(`Restored ${r.path} (commit ${shortCommit(r.commit)})`);
-      location.hash = noteHref(r.path);
+      if (location.hash === noteHref(r.path)) window.dispatchEvent(new HashChangeEvent("hashchange"));
+      else location.hash = noteHref(r.path);
     } catch (err) {
       b.replaceWith(errorBox(err));
     }
