@@ -189,3 +189,12 @@ func headCommit(t *testing.T, v *vault.Vault) string {
 	}
 	return string(c.ID)
 }
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
