@@ -77,9 +77,6 @@ func (rq *request) graph(ctx context.Context) (any, error) {
 	return out, nil
 }
 
-// maxHubLinks bounds the outgoing links read per hub to find the edges between hubs.
-const maxHubLinks = 1000
-
 func (rq *request) hubs(ctx context.Context) (any, error) {
 	maxNodes := rq.ps.num("max", 50, 1, 200)
 	if rq.ps.err != nil {
@@ -95,30 +92,17 @@ func (rq *request) hubs(ctx context.Context) (any, error) {
 		return nil, vault.GraphErr("hubs", err)
 	}
 	out := &graphOut{Nodes: []nodeOut{}, Edges: []edgeLine{}, Truncated: l.Total > len(l.Nodes)}
-	in := make(map[note.Path]bool, len(l.Nodes))
+	ids := make([]note.Path, 0, len(l.Nodes))
 	for _, n := range l.Nodes {
 		out.Nodes = append(out.Nodes, nodeOf(n, ""))
-		in[n.ID] = true
+		ids = append(ids, n.ID)
 	}
-	seen := map[edgeLine]bool{}
-	for _, n := range l.Nodes {
-		links, err := src.LinksHiding(n.ID, maxHubLinks, hidden)
-		if err != nil {
-			return nil, vault.GraphErr("hubs", err)
-		}
-		for _, o := range links.Outgoing {
-			if o.Status != graph.LinkResolved || !in[o.To] || o.To == n.ID {
-				continue
-			}
-			e := edgeLine{Source: n.ID, Target: o.To, Type: graph.EdgeTypeLink}
-			if o.Kind == "edge" {
-				e.Type = o.Type
-			}
-			if !seen[e] {
-				seen[e] = true
-				out.Edges = append(out.Edges, e)
-			}
-		}
+	edges, err := src.EdgesAmong(ids, hidden)
+	if err != nil {
+		return nil, vault.GraphErr("hubs", err)
+	}
+	for _, e := range edges {
+		out.Edges = append(out.Edges, edgeLine{Source: e.From, Target: e.To, Type: e.Type})
 	}
 	return out, nil
 }
