@@ -61,7 +61,6 @@ function draw(canvas: HTMLElement, data: Graph): void {
   const layout: cytoscape.LayoutOptions = {
     name: "concentric", animate: false, minNodeSpacing: 12,
     concentric: (n: cytoscape.NodeSingular) => (n.hasClass("center") ? 1000 : Number(n.data("degree")) || 0),
-    levelWidth: () => 2,
   } as cytoscape.LayoutOptions;
   if (cy) {
     cy.elements().remove();
