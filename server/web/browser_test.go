@@ -40,7 +40,7 @@ var (
 
 // Private markers: strings that name the vault's private notes (their paths and
 // titles). A reader without the private scope must never receive any of them.
-var privateMarkers = []string{"my-rules-for-agents", "My rules for agents", "zanzibar"}
+var demoPrivateMarkers = []string{"my-rules-for-agents", "My rules for agents", "zanzibar"}
 
 // extraNotes go into the demo vault copy: a note private by its frontmatter that
 // links to public notes (so it would show in their backlinks, the graph, search),
@@ -120,8 +120,8 @@ type nornServer struct {
 	mu     sync.Mutex
 }
 
-// server is the shared server over a copy of the demo vault, started once.
-func server(t *testing.T) *nornServer {
+// demoServer is the shared server over a copy of the demo vault, started once.
+func demoServer(t *testing.T) *nornServer {
 	t.Helper()
 	needBrowser(t)
 	serverOnce.Do(func() { shared, sharedErr = startServer(demoVault) })

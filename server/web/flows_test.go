@@ -46,7 +46,7 @@ func appendTo(t *testing.T, c *client.Client, ctx context.Context, path, text st
 // tree has counts; a note renders with its frontmatter card and backlinks; a
 // click on a resolved wikilink opens its note.
 func TestBrowser_LoginAndFollowWikilink(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	tb := newTab(t)
 	tb.do(chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(chromedp.ID("token")))
 	tb.screenshot("login")
@@ -76,7 +76,7 @@ func TestBrowser_LoginAndFollowWikilink(t *testing.T) {
 // TestBrowser_OneTimeLink: the link norn serve prints logs in once and leaves the
 // URL; used again it is refused and the page says so.
 func TestBrowser_OneTimeLink(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/\?token=\S+)\)`).FindStringSubmatch(s.log())
 	if m == nil {
 		t.Fatalf("norn serve printed no one-time login link:\n%s", s.log())
@@ -97,7 +97,7 @@ func TestBrowser_OneTimeLink(t *testing.T) {
 // TestBrowser_SearchOpensHit: / focuses the search box; Enter searches; hits show
 // their snippet, line and the engine; Enter on a hit opens it.
 func TestBrowser_SearchOpensHit(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	tb := newTab(t)
 	tb.login(s, "owner")
 	tb.do(chromedp.KeyEvent("/"))
@@ -121,7 +121,7 @@ func TestBrowser_SearchOpensHit(t *testing.T) {
 // TestBrowser_GraphClickNode: the neighbourhood graph draws; a click on a node
 // (a real mouse click on the canvas) opens that note; the hubs graph draws.
 func TestBrowser_GraphClickNode(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	tb := newTab(t)
 	tb.login(s, "owner")
 	tb.open("#/hubs")
@@ -149,7 +149,7 @@ func TestBrowser_GraphClickNode(t *testing.T) {
 // TestBrowser_LiveWrite: a write made over MCP shows on the open note (with who
 // made it) and at the top of an open timeline; then a diff between two commits.
 func TestBrowser_LiveWrite(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	const path = "concepts/revision.md"
 	note := newTab(t)
 	note.login(s, "owner")
@@ -184,7 +184,7 @@ func TestBrowser_LiveWrite(t *testing.T) {
 // title in the DOM, in any response body or in any websocket frame. The owner,
 // walking the same way, does see them: the markers are real.
 func TestBrowser_ReaderSeesNoPrivate(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	walk := func(tb *tab) {
 		for _, h := range []string{"#/", "#/note/concepts/vault.md", "#/note/concepts/private-notes.md", "#/note/README.md",
 			"#/search?q=zanzibar", "#/search?q=rules%20for%20agents", "#/hubs?max=500",
@@ -215,7 +215,7 @@ func TestBrowser_ReaderSeesNoPrivate(t *testing.T) {
 	}
 
 	leaks := func(where, s string) {
-		for _, m := range privateMarkers {
+		for _, m := range demoPrivateMarkers {
 			if strings.Contains(strings.ToLower(s), strings.ToLower(m)) {
 				t.Errorf("%s names %q", where, m)
 			}
@@ -244,7 +244,7 @@ func TestBrowser_ReaderSeesNoPrivate(t *testing.T) {
 // the CSRF token (from another origin's page, or a plain client) is refused and
 // changes nothing; the page's own Restore (with the token) works.
 func TestBrowser_CrossSiteWriteRefused(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	const path = "guides/old-guide.md"
 	c, ctx := s.agent(t, "owner")
 	var read struct{ Revision string }
@@ -327,7 +327,7 @@ func TestBrowser_CrossSiteWriteRefused(t *testing.T) {
 // TestBrowser_Narrow: at 360 px wide nothing scrolls sideways, the tree opens
 // from its button, and the first Tab reaches the skip link.
 func TestBrowser_Narrow(t *testing.T) {
-	s := server(t)
+	s := demoServer(t)
 	tb := newTab(t)
 	tb.login(s, "owner")
 	tb.do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile))
