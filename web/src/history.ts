@@ -60,8 +60,12 @@ export function prependEvent(e: FeedEvent): void {
 
 function entry(c: Commit, s: State): HTMLLIElement {
   const changes = h("ul", { class: "changes" });
-  for (const ch of c.changes ?? []) {
-    const archived = ch.kind === "archived";
+  // A note's timeline shows that note's change; the other paths as a count.
+  const all = c.changes ?? [];
+  const shown = s.path ? all.filter((ch) => ch.path === s.path || ch.from === s.path) : all;
+  const others = (c.changes_total ?? all.length) - shown.length;
+  for (const ch of shown) {
+    const archived = ch.kind === "archived" || ch.kind === "archive"; // the feed's word, the history's
     const link = archived ? h("code", {}, ch.path) : h("a", { href: noteHref(ch.path), "data-path": ch.path }, ch.path);
     const rev = () => archivedRevision(ch.path, ch.old_revision);
     changes.append(h("li", { "data-kind": ch.kind, "data-path": ch.path },
@@ -69,6 +73,7 @@ function entry(c: Commit, s: State): HTMLLIElement {
       " ", s.path ? null : h("a", { class: "muted", href: "#/history/" + encodeURI(ch.path) }, "history"),
       archived && canWrite(s.session) ? restoreButton(ch.path, rev) : null));
   }
+  if (others > 0) changes.append(h("li", { class: "muted" }, `and ${others} other note${others === 1 ? "" : "s"}`));
   return h("li", { class: "commit", "data-commit": c.commit },
     h("div", { class: "pick" },
       h("input", { type: "radio", name: "from", value: c.commit, "aria-label": "Diff from " + shortCommit(c.commit) }),
