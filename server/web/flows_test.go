@@ -176,7 +176,7 @@ func TestBrowser_LiveWrite(t *testing.T) {
 	if !eval[bool](note, `[...document.querySelectorAll("#diff-table tr.d-add")].some(r => r.textContent.includes("added this line live"))`) {
 		t.Fatal("the diff does not show the added line")
 	}
-	note.do(chromedp.ScrollIntoView(chromedp.ID("diff")))
+	note.do(chromedp.ScrollIntoView(chromedp.ID("timeline")))
 	note.screenshot("history")
 }
 

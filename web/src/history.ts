@@ -1,6 +1,6 @@
 // The history timeline (of one note, or of the whole vault), a diff between any
 // two of its commits, and restore of an archived note.
-import { api, type Commit, type Diff, type Session } from "./api";
+import { api, type Commit, type Diff, type DiffLine, type Session } from "./api";
 import { errorBox, h, noteHref, shortCommit, when } from "./dom";
 import type { FeedEvent } from "./live";
 import { canWrite, restoreButton } from "./note";
@@ -117,8 +117,27 @@ async function showDiff(): Promise<void> {
   }
 }
 
+// contextLines is how many unchanged lines a diff keeps around each change.
+const contextLines = 3;
+
+// folded keeps the changed lines and contextLines around each; a run of
+// unchanged lines left out becomes one "⋯" row (null).
+function folded(lines: DiffLine[]): (DiffLine | null)[] {
+  const keep = lines.map(() => false);
+  lines.forEach((l, i) => {
+    if (l.kind === "context") return;
+    for (let j = Math.max(0, i - contextLines); j <= Math.min(lines.length - 1, i + contextLines); j++) keep[j] = true;
+  });
+  const out: (DiffLine | null)[] = [];
+  lines.forEach((l, i) => {
+    if (keep[i]) out.push(l);
+    else if (out.length === 0 || out[out.length - 1] !== null) out.push(null);
+  });
+  return out;
+}
+
 export function renderDiff(path: string, d: Diff): HTMLElement {
-  const rows = d.lines.map((l) => h("tr", { class: "d-" + l.kind },
+  const rows = folded(d.lines).map((l) => l === null ? h("tr", { class: "d-skip" }, h("td", { colspan: 4, class: "muted" }, "⋯")) : h("tr", { class: "d-" + l.kind },
     h("td", { class: "ln" }, l.old !== undefined && l.old !== null ? String(l.old) : ""),
     h("td", { class: "ln" }, l.new !== undefined && l.new !== null ? String(l.new) : ""),
     h("td", { class: "sign" }, l.kind === "add" ? "+" : l.kind === "del" ? "−" : " "),
