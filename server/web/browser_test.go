@@ -393,8 +393,17 @@ func eval[T any](tb *tab, js string) T {
 // waitJS waits until the page's js is truthy (the DOM, never a sleep).
 func (tb *tab) waitJS(js string) {
 	tb.t.Helper()
-	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		tb.t.Fatalf("browser: waiting for %s: %v", js, err)
+	for try := 0; ; try++ {
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+		// A poll that began just as a navigation replaced the page's context is
+		// asked again in the new one.
+		if err != nil && try < 3 && strings.Contains(err.Error(), "Cannot find context") {
+			continue
+		}
+		if err != nil {
+			tb.t.Fatalf("browser: waiting for %s: %v", js, err)
+		}
+		return
 	}
 }
 
