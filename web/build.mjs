@@ -35,7 +35,11 @@ function sourceHash() {
 rmSync(join(dist, "assets"), { recursive: true, force: true });
 mkdirSync(join(dist, "assets"), { recursive: true });
 const common = { bundle: true, minify: true, legalComments: "eof", logLevel: "warning", charset: "utf8" };
-await esbuild.build({ ...common, entryPoints: [join(here, "src", "main.ts")], outfile: join(dist, "assets", "app.js"), format: "esm", target: "es2020" });
+// app.js, and the graph library in a chunk of its own that only the graph views load.
+await esbuild.build({
+  ...common, entryPoints: { app: join(here, "src", "main.ts") }, outdir: join(dist, "assets"),
+  format: "esm", splitting: true, chunkNames: "chunk-[hash]", target: "es2020",
+});
 await esbuild.build({ ...common, entryPoints: [join(here, "src", "app.css")], outfile: join(dist, "assets", "app.css") });
 copyFileSync(join(here, "src", "index.html"), join(dist, "index.html"));
 writeFileSync(join(dist, "source.sha256"), sourceHash() + "\n");

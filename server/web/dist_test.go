@@ -63,7 +63,7 @@ func TestDist_Fresh(t *testing.T) {
 		t.Fatalf("server/web/dist is stale: built from sources hashing %s, web/ now hashes %s; run `make web` and commit server/web/dist",
 			strings.TrimSpace(string(got)), want)
 	}
-	for _, f := range []string{"index.html", "assets/app.js", "assets/app.css"} {
+	for _, f := range []string{"index.html", "assets/app.js", "assets/app.css"} { // and the graph library's chunk-*.js
 		if st, err := os.Stat(filepath.Join(distDir, f)); err != nil || st.Size() == 0 {
 			t.Fatalf("dist/%s missing or empty: %v", f, err)
 		}

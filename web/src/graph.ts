@@ -2,7 +2,7 @@
 // concentric layout is deterministic and fast on a few hundred nodes, and a tap on
 // a node opens the note. The same nodes are listed as links below the canvas, for
 // the keyboard and for screen readers.
-import cytoscape from "cytoscape";
+import type cytoscape from "cytoscape";
 import { api, type Graph } from "./api";
 import { errorBox, h, noteHref } from "./dom";
 
@@ -42,7 +42,7 @@ async function loadGraph(g: GraphQuery, canvas: HTMLElement, list: HTMLElement):
     list.replaceChildren(errorBox(err));
     return;
   }
-  draw(canvas, data);
+  await draw(canvas, data);
   list.replaceChildren(
     h("p", { class: "muted" }, `${data.nodes.length} notes, ${data.edges.length} links${data.truncated ? " (truncated: raise max)" : ""}`),
     h("ul", { class: "graph-nodes" }, ...data.nodes.map((n) =>
@@ -50,7 +50,15 @@ async function loadGraph(g: GraphQuery, canvas: HTMLElement, list: HTMLElement):
   canvas.dataset.nodes = String(data.nodes.length);
 }
 
-function draw(canvas: HTMLElement, data: Graph): void {
+// loadCytoscape loads the graph library on first use: a chunk of its own, so the
+// other views never fetch or parse it.
+let lib: Promise<typeof cytoscape> | null = null;
+function loadCytoscape(): Promise<typeof cytoscape> {
+  lib ??= import("cytoscape").then((m) => m.default);
+  return lib;
+}
+
+async function draw(canvas: HTMLElement, data: Graph): Promise<void> {
   const ids = new Set(data.nodes.map((n) => n.id));
   const elements: cytoscape.ElementDefinition[] = [
     ...data.nodes.map((n) => ({ data: { id: n.id, label: n.title || n.id, degree: n.degree }, classes: n.center ? "center" : "" })),
@@ -69,7 +77,9 @@ function draw(canvas: HTMLElement, data: Graph): void {
     return;
   }
   noInlineStyle();
-  cy = cytoscape({
+  const make = await loadCytoscape();
+  if (!canvas.isConnected) return; // the view changed meanwhile
+  cy = make({
     container: canvas, elements, layout,
     minZoom: 0.2, maxZoom: 3, wheelSensitivity: 0.3,
     style: [
