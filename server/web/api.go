@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -59,7 +60,7 @@ func endpointOf(name string) (endpoint, bool) {
 func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	ep, ok := endpointOf(name)
 	if !ok {
-		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: "not_found", msg: "no API endpoint " + name + ": see docs/web.md"})
+		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: errcode.NotFound, msg: "no API endpoint " + name + ": see docs/web.md"})
 		return
 	}
 	if r.Method != ep.method && !(ep.method == http.MethodGet && r.Method == http.MethodHead) {

@@ -69,6 +69,10 @@ func TestHandler_LoginLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.browser()
+	// A HEAD (a link preview) does not use the link up.
+	if resp, _ := b.do(http.MethodHead, "/?token="+q(link), "", nil); resp.StatusCode != http.StatusOK || sessionCookie(resp) != nil {
+		t.Fatalf("HEAD of the link: %d, cookie %v", resp.StatusCode, sessionCookie(resp))
+	}
 	resp, _ := b.do(http.MethodGet, "/?token="+q(link), "", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || sessionCookie(resp) == nil {
 		t.Fatalf("link: %d to %q, cookie %v", resp.StatusCode, resp.Header.Get("Location"), sessionCookie(resp))
