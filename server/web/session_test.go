@@ -52,6 +52,11 @@ func TestHandler_LoginForm(t *testing.T) {
 	if again.Principal != "writer" || again.CSRF != s.CSRF {
 		t.Fatalf("session %+v, want writer with the login's csrf", again)
 	}
+	// A body over the server's bound: 413, as for MCP.
+	resp, _ = e.browser().do(http.MethodPost, "/web/login", `{"token": "`+strings.Repeat("x", 5<<20)+`"}`, nil)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || sessionCookie(resp) != nil {
+		t.Fatalf("5 MiB login: %d", resp.StatusCode)
+	}
 	// Not JSON: refused, no cookie.
 	resp, _ = e.browser().do(http.MethodPost, "/web/login", "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 	if resp.StatusCode != http.StatusBadRequest || sessionCookie(resp) != nil {
