@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 
 	"github.com/norn-vault/norn/server/web"
@@ -11,11 +13,15 @@ import (
 // its session cookie too (same origin only). Call it before serving.
 func (h *HTTPHandler) MountWeb(w *web.Handler) { h.web = w }
 
-// serveWeb serves a request of the web explorer with the body bound the other
-// endpoints have.
+// serveWeb serves a request of the web explorer; a body is read first under the
+// bounds MCP's have (size 413, pace 408: readBody).
 func (h *HTTPHandler) serveWeb(w http.ResponseWriter, r *http.Request) {
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+	if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		b, ok := h.readBody(w, r)
+		if !ok {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
 	h.web.ServeHTTP(w, r)
 }

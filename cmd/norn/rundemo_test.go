@@ -54,7 +54,8 @@ func runDemo(t *testing.T, addr string) (out string, serving bool, stop func()) 
 
 // TestRunDemo_PortAndConnectLine: make run's script checks the port before the
 // tour and, when it is taken, says so and serves on the next free one; it prints
-// one "connect Claude Code" line, with the demo token itself.
+// one "connect Claude Code" line, with the demo token itself, and the web
+// explorer's one-time login link, which works once (checkWebLink).
 func TestRunDemo_PortAndConnectLine(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -66,10 +67,11 @@ func TestRunDemo_PortAndConnectLine(t *testing.T) {
 	defer busy.Close()
 	want := busy.Addr().String()
 	got, serving, stop := runDemo(t, want)
-	stop()
 	if !serving {
 		t.Fatalf("the demo never served:\n%s", got)
 	}
+	checkWebLink(t, got)
+	stop()
 	_, port, _ := net.SplitHostPort(want)
 	if !strings.Contains(got, fmt.Sprintf("port %s on 127.0.0.1 is taken; using ", port)) {
 		t.Errorf("no word of the taken port %s:\n%s", port, got)
@@ -88,23 +90,11 @@ func TestRunDemo_PortAndConnectLine(t *testing.T) {
 	}
 }
 
-// TestRunDemo_WebExplorerLink: make run prints the web explorer's one-time
-// login link; it logs a browser in as the vault's owner once (a 303 to / with
-// the session cookie) and is refused the second time.
-func TestRunDemo_WebExplorerLink(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	free, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := free.Addr().String()
-	free.Close()
-	out, serving, _ := runDemo(t, addr)
-	if !serving {
-		t.Fatalf("the demo never served:\n%s", out)
-	}
+// checkWebLink: the demo's output holds the web explorer's one-time login link;
+// it logs a browser in as the vault's owner once (a 303 to / with the session
+// cookie) and is refused the second time.
+func checkWebLink(t *testing.T, out string) {
+	t.Helper()
 	m := regexp.MustCompile(`web explorer: (http://\S+)/ \(one-time login link, as the vault's owner: (http://\S+/\?token=norn_link_\S+)\)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no web explorer line:\n%s", out)

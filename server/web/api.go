@@ -3,10 +3,12 @@ package web
 import (
 	"context"
 	"errors"
+	"html"
 	"net/http"
 	"sort"
 	"strings"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -59,7 +61,7 @@ func endpointOf(name string) (endpoint, bool) {
 func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	ep, ok := endpointOf(name)
 	if !ok {
-		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: "not_found", msg: "no API endpoint " + name + ": see docs/web.md"})
+		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: errcode.NotFound, msg: "no API endpoint " + name + ": see docs/web.md"})
 		return
 	}
 	if r.Method != ep.method && !(ep.method == http.MethodGet && r.Method == http.MethodHead) {
@@ -203,6 +205,9 @@ func (rq *request) note(ctx context.Context) (any, error) {
 	if rq.ps.err != nil {
 		return nil, rq.ps.err
 	}
+	if !note.IsNote(p) {
+		return nil, badInput("path %s is not a note (a .md file)", p)
+	}
 	blob, archived, err := rq.read(ctx, p, at)
 	if err != nil {
 		return nil, err
@@ -220,7 +225,7 @@ func (rq *request) note(ctx context.Context) (any, error) {
 	hidden := rq.vw.Hidden(ctx)
 	if perr != nil {
 		out.ParseError = perr.Error()
-		out.HTML = "<pre>" + escape(string(blob.Content)) + "</pre>"
+		out.HTML = "<pre>" + html.EscapeString(string(blob.Content)) + "</pre>"
 	} else {
 		if err := rq.fill(out, n, src, hidden); err != nil {
 			return nil, err
@@ -286,11 +291,11 @@ func (rq *request) fill(out *noteOut, n *note.Note, src vault.LinkSource, hidden
 		}
 		out.Edges = append(out.Edges, eo)
 	}
-	html, err := renderNote(n, resolve)
+	body, err := renderNote(n, resolve)
 	if err != nil {
 		return err
 	}
-	out.HTML = html
+	out.HTML = body
 	return nil
 }
 
@@ -359,9 +364,4 @@ func (rq *request) search(ctx context.Context) (any, error) {
 		hits = append(hits, hitOut{Path: h.Path, Title: h.Title, Score: h.Score, Line: h.Line, Snippet: h.Snippet, Matched: m, Section: h.Section})
 	}
 	return map[string]any{"engine": resp.Engine, "hits": hits, "total": resp.Total, "index_stale": resp.IndexStale}, nil
-}
-
-// escape escapes s for HTML text.
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
 }

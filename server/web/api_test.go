@@ -143,7 +143,7 @@ func TestAPI_Note(t *testing.T) {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
 		}
 	}
-	for _, path := range []string{"/web/api/note", "/web/api/note?path=../x.md", "/web/api/note?path=a.md&path=b.md", "/web/api/note?path=a.md&at=HEAD%3Brm"} {
+	for _, path := range []string{"/web/api/note", "/web/api/note?path=../x.md", "/web/api/note?path=a.md&path=b.md", "/web/api/note?path=a.md&at=HEAD%3Brm", "/web/api/note?path=pic.png"} {
 		resp, body := b.do(http.MethodGet, path, "", nil)
 		if resp.StatusCode != http.StatusBadRequest || errCode(t, body) != "invalid_input" {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
@@ -280,5 +280,26 @@ func TestAPI_SearchGraphHistoryDiffRestore(t *testing.T) {
 	}
 	if headCommit(t, e.v) != before {
 		t.Fatal("a refused restore wrote")
+	}
+}
+
+// TestAPI_NoteUnparsed: a note whose frontmatter does not parse is shown as
+// escaped text with parse_error; one that mentions private stays hidden.
+func TestAPI_NoteUnparsed(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"bad.md":   "---\ntitle: [unclosed\n---\n<script>alert(1)</script>\n",
+		"maybe.md": "---\nprivate: [yes\n---\n# quokka\n",
+	})
+	b := e.login("reader")
+	var n struct {
+		HTML       string
+		ParseError string `json:"parse_error"`
+	}
+	b.get("/web/api/note?path=bad.md", &n)
+	if n.ParseError == "" || !strings.HasPrefix(n.HTML, "<pre>") || strings.Contains(n.HTML, "<script") || !strings.Contains(n.HTML, "&lt;script&gt;") {
+		t.Fatalf("unparsed note %+v", n)
+	}
+	if resp, body := b.do(http.MethodGet, "/web/api/note?path=maybe.md", "", nil); resp.StatusCode != http.StatusNotFound || strings.Contains(string(body), "quokka") {
+		t.Fatalf("a note that may be private: %d %s", resp.StatusCode, body)
 	}
 }

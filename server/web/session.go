@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/server/auth"
 )
 
@@ -142,7 +143,7 @@ func (s *sessions) exchange(secretTok string) (string, *session, error) {
 }
 
 // errBadLogin is a wrong, used or expired login secret.
-var errBadLogin = &apiError{status: http.StatusUnauthorized, code: "forbidden",
+var errBadLogin = &apiError{status: http.StatusUnauthorized, code: errcode.Forbidden,
 	msg: "the token is unknown or revoked, or the one-time link was used or expired: log in with a token (norn token add NAME)"}
 
 // sweepLocked ends the sessions idle too long or whose token was revoked.

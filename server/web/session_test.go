@@ -52,6 +52,11 @@ func TestHandler_LoginForm(t *testing.T) {
 	if again.Principal != "writer" || again.CSRF != s.CSRF {
 		t.Fatalf("session %+v, want writer with the login's csrf", again)
 	}
+	// A body over the server's bound: 413, as for MCP.
+	resp, _ = e.browser().do(http.MethodPost, "/web/login", `{"token": "`+strings.Repeat("x", 5<<20)+`"}`, nil)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || sessionCookie(resp) != nil {
+		t.Fatalf("5 MiB login: %d", resp.StatusCode)
+	}
 	// Not JSON: refused, no cookie.
 	resp, _ = e.browser().do(http.MethodPost, "/web/login", "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 	if resp.StatusCode != http.StatusBadRequest || sessionCookie(resp) != nil {
@@ -69,6 +74,10 @@ func TestHandler_LoginLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.browser()
+	// A HEAD (a link preview) does not use the link up.
+	if resp, _ := b.do(http.MethodHead, "/?token="+q(link), "", nil); resp.StatusCode != http.StatusOK || sessionCookie(resp) != nil {
+		t.Fatalf("HEAD of the link: %d, cookie %v", resp.StatusCode, sessionCookie(resp))
+	}
 	resp, _ := b.do(http.MethodGet, "/?token="+q(link), "", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || sessionCookie(resp) == nil {
 		t.Fatalf("link: %d to %q, cookie %v", resp.StatusCode, resp.Header.Get("Location"), sessionCookie(resp))

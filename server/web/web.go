@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/vault"
 )
@@ -106,7 +107,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, APIPrefix):
 		h.api(w, r, strings.TrimPrefix(p, APIPrefix))
 	case strings.HasPrefix(p, "/web/"):
-		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: "not_found", msg: "no such endpoint: see docs/web.md"})
+		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: errcode.NotFound, msg: "no such endpoint: see docs/web.md"})
 	default:
 		h.page(w, r)
 	}
@@ -119,7 +120,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.methodNotAllowed(w, "GET, HEAD")
 		return
 	}
-	if tok := r.URL.Query().Get("token"); r.URL.Path == "/" && tok != "" {
+	if tok := r.URL.Query().Get("token"); r.Method == http.MethodGet && r.URL.Path == "/" && tok != "" {
 		h.linkLogin(w, r, tok)
 		return
 	}
@@ -138,7 +139,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasSuffix(r.URL.Path, "/") || path.Clean(r.URL.Path) != r.URL.Path {
-		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: "not_found", msg: "no such asset"})
+		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: errcode.NotFound, msg: "no such asset"})
 		return
 	}
 	h.static.ServeHTTP(w, r)
@@ -146,5 +147,5 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, allow string) {
 	w.Header().Set("Allow", allow)
-	writeErr(w, h.log, &apiError{status: http.StatusMethodNotAllowed, code: "invalid_input", msg: "this endpoint takes " + allow})
+	writeErr(w, h.log, &apiError{status: http.StatusMethodNotAllowed, code: errcode.InvalidInput, msg: "this endpoint takes " + allow})
 }
