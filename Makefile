@@ -6,7 +6,7 @@ RUNDIR  ?= $(shell mktemp -d -t norn-demo-XXXXXX 2>/dev/null || echo /tmp/norn-d
 FUZZTIME ?= 30s
 NORN_ADDR ?= 127.0.0.1:7777
 
-.PHONY: build test vet lint race bench fuzz run clean
+.PHONY: build test vet lint race bench fuzz run clean web
 
 # The commit goes in by -ldflags too: the toolchain's own VCS stamp is off under
 # -buildvcs=false and in some git worktrees.
@@ -55,6 +55,12 @@ fuzz:
 	    fi; \
 	  done; \
 	done
+
+# The web explorer's page: web/ (TypeScript, cytoscape) built by esbuild into
+# server/web/dist, which is committed and embedded, so `go build` needs no Node.
+# server/web's TestDist_Fresh fails when dist was not rebuilt after a change.
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
 
 # Norn on a fresh copy of the demo vault: a short tour, then `norn serve --http`.
 run: build

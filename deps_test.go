@@ -43,10 +43,11 @@ var allowed = map[string][]string{
 	// The surfaces.
 	"server/auth":  surface,
 	"server/mcp":   append([]string{"server/auth"}, surface...),
-	"server":       append([]string{"server/auth", "server/mcp"}, surface...),
+	"server/web":   append([]string{"server/auth"}, surface...),
+	"server":       append([]string{"server/auth", "server/mcp", "server/web"}, surface...),
 	"bench/metric": {},
 	"bench":        append([]string{"bench/metric"}, surface...),
-	"cmd/norn":     append([]string{"server", "server/auth", "server/mcp", "bench", "bench/metric"}, surface...),
+	"cmd/norn":     append([]string{"server", "server/auth", "server/mcp", "server/web", "bench", "bench/metric"}, surface...),
 }
 
 func TestImportsPointDown(t *testing.T) {

@@ -459,10 +459,13 @@ func (g *linkGraph) neighborhood(commit string, p note.Path, opts NeighborhoodOp
 		return nil, fmt.Errorf("neighborhood: max_nodes %d: %w", opts.MaxNodes, errRange("max_nodes", 1, 1000))
 	}
 	start, n, ok := g.node(p)
-	v := g.view(opts.Hidden)
-	if !ok || n.attachment || v.hides(start) {
+	if !ok || n.attachment || opts.Hidden.hides(g, start) {
 		return nil, fmt.Errorf("neighborhood of %s: %w", p, ErrUnknownNote)
 	}
+	// A walk asks for the incoming links of every node it reaches: found per node,
+	// each would ask about every link of every note naming it, so the view learns
+	// the hidden notes once, as whole-graph queries do.
+	v := g.view(opts.Hidden).all()
 	keep := func(t string) bool { return len(opts.Types) == 0 || slices.Contains(opts.Types, t) }
 	level := map[int32]int{start: 0}
 	order := []int32{start}

@@ -86,6 +86,15 @@ func BenchmarkGraph(b *testing.B) {
 			}
 		}
 	})
+	b.Run("neighborhood-depth2-max200-hiding", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if p := busy[i%len(busy)]; !hidden[p] {
+				if _, err := ix.Neighborhood(p, NeighborhoodOptions{Depth: 2, MaxNodes: 200, Hidden: h}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 	b.Run("hubs-hiding", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := ix.HubsHiding(20, 0, h); err != nil {

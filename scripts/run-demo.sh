@@ -72,6 +72,9 @@ Try it without a client:
     -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-06-18' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}'
 Writes by the agent are commits authored by demo-agent: git -C $dir/vault log.
+Browse it in the web explorer: open the one-time login link norn serve prints
+below ("web explorer: ... ?token=norn_link_..."; it works once, within the hour),
+or open http://$addr/ and log in with a token (norn token add NAME).
 Another address: make run NORN_ADDR=127.0.0.1:8888. Stop with Ctrl-C.
 
 EOT

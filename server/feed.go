@@ -24,7 +24,14 @@ func (h *HTTPHandler) MountFeed(v *vault.Vault, hub *feed.Hub) {
 		Authenticate: func(r *http.Request, token string) (feed.Access, bool) {
 			var p auth.Principal
 			var key auth.TokenKey
+			holds := func() bool { return h.holds(key) }
 			switch {
+			case token == "" && h.web != nil && hasSession(r):
+				// A browser of the web explorer: its session cookie, same origin only.
+				var ok bool
+				if p, holds, ok = h.web.Session(r); !ok {
+					return feed.Access{}, false
+				}
 			case token == "" && h.allowAnon:
 				p = auth.Principal{Name: LocalAgentName, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
 			case token != "" && h.tokens != nil:
@@ -39,7 +46,7 @@ func (h *HTTPHandler) MountFeed(v *vault.Vault, hub *feed.Hub) {
 				return feed.Access{}, false
 			}
 			// A revoked token's connection is closed at its next message or ping.
-			a := feed.Access{Principal: p.Name, Holds: func() bool { return h.holds(key) }}
+			a := feed.Access{Principal: p.Name, Holds: holds}
 			if !p.Can(auth.ScopePrivate) {
 				a.Visible = func(p note.Path, rev repo.Revision) bool { return v.PublicAt(context.Background(), p, rev) }
 			}

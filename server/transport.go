@@ -21,6 +21,7 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
+	"github.com/norn-vault/norn/server/web"
 	"github.com/norn-vault/norn/sync/feed"
 )
 
@@ -119,6 +120,7 @@ type HTTPHandler struct {
 	limits    httpLimits
 	slots     *principalSlots
 	feed      http.Handler // the change feed (MountFeed), or nil
+	web       *web.Handler // the web explorer (MountWeb), or nil
 
 	mu       sync.Mutex
 	sessions map[string]binding   // session id → who created it
@@ -205,6 +207,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == feed.Path && h.feed != nil {
 		h.feed.ServeHTTP(w, r)
+		return
+	}
+	if h.web != nil && web.Owns(r.URL.Path) {
+		h.serveWeb(w, r)
 		return
 	}
 	if r.URL.Path != MCPPath {

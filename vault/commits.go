@@ -26,6 +26,9 @@ type CommitInfo struct {
 	// Paths are the first changed paths (at most 20); PathsTotal counts them all.
 	Paths      []note.Path `json:"paths"`
 	PathsTotal int         `json:"paths_total"`
+	// Changes are the changes behind Paths (kind, path, a move's source), for the
+	// surfaces that show the kinds (the web explorer); not part of the JSON.
+	Changes []repo.FileChange `json:"-"`
 }
 
 // maxCommitPaths bounds CommitInfo.Paths; maxPrivacyReads bounds how many changed
@@ -64,6 +67,9 @@ func (c *Viewer) commitInfo(ctx context.Context, cm repo.Commit) (ci CommitInfo,
 			continue
 		}
 		visible = append(visible, ch.Path)
+		if len(ci.Changes) < maxCommitPaths {
+			ci.Changes = append(ci.Changes, ch)
+		}
 	}
 	if hidden && len(visible) == 0 {
 		return ci, false

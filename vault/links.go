@@ -57,6 +57,7 @@ type LinkSource interface {
 	NotesHiding(hidden graph.Hidden) ([]graph.NoteInfo, error)
 	Neighborhood(p note.Path, opts graph.NeighborhoodOptions) (*graph.Neighborhood, error)
 	HubsHiding(limit, offset int, hidden graph.Hidden) (*graph.NodeList, error)
+	EdgesAmong(paths []note.Path, hidden graph.Hidden) ([]graph.Edge, error)
 	OrphansHiding(limit, offset int, hidden graph.Hidden) (*graph.NodeList, error)
 	ShortestPath(a, b note.Path, maxDepth int) (*graph.GraphPath, error)
 }

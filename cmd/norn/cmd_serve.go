@@ -17,6 +17,7 @@ import (
 	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/mcp"
+	"github.com/norn-vault/norn/server/web"
 	"github.com/norn-vault/norn/sync/feed"
 	"github.com/norn-vault/norn/vault"
 )
@@ -88,9 +89,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if *stdio {
 		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
 		if agent == "" {
-			o := v.Owner()
-			p = auth.Principal{Name: o.Name, Email: o.Email, Owner: true,
-				Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate, auth.ScopeAdmin}}
+			p = ownerPrincipal(v)
 		}
 		if *maintenance {
 			p.Scopes = append(p.Scopes, auth.ScopeMaintenance)
@@ -105,6 +104,8 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	explorer := web.New(v, web.Options{Tokens: tokens, Logger: log})
+	h.MountWeb(explorer)
 	h.MountFeed(v, hub)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -120,12 +121,27 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintf(e.stderr, "  tokens: norn token add NAME | list | revoke NAME (read again without a restart)\n")
 	}
 	fmt.Fprintf(e.stderr, "  change feed: %s (norn watch --url %s)\n", wsURL(serveURL(addr, ln.Addr()))+feed.Path, serveURL(addr, ln.Addr()))
+	if link, err := explorer.LoginLink(ownerPrincipal(v), webLinkTTL); err == nil {
+		fmt.Fprintf(e.stderr, "  web explorer: %s/ (one-time login link, as the vault's owner: %s/?token=%s)\n", serveURL(addr, ln.Addr()), serveURL(addr, ln.Addr()), link)
+	}
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
 	hs := h.NewServer()
 	// Long polls (wait_for_changes) are in-flight requests: a shutdown answers them
 	// at once instead of waiting out the grace.
 	hs.RegisterOnShutdown(func() { hub.Close() })
 	return serveHTTP(ctx, ln, hs, shutdownGrace, log)
+}
+
+// webLinkTTL is how long the one-time login link `norn serve --http` prints stays
+// good (it works once).
+const webLinkTTL = time.Hour
+
+// ownerPrincipal is the vault's owner as `norn serve` serves it: on stdio without
+// --agent, and through the one-time login link of the web explorer.
+func ownerPrincipal(v *vault.Vault) auth.Principal {
+	o := v.Owner()
+	return auth.Principal{Name: o.Name, Email: o.Email, Owner: true,
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate, auth.ScopeAdmin}}
 }
 
 // serveDefaults lays this machine's serve settings (machine.yaml's serve section)

@@ -294,6 +294,13 @@ func (s *SyncBuffer) String() string {
 // ServeMCPHTTP serves s's handler on 127.0.0.1 and returns the MCP URL.
 func ServeMCPHTTP(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions) (string, *server.HTTPHandler) {
 	t.Helper()
+	return ServeMounted(t, s, opts, nil)
+}
+
+// ServeMounted is ServeMCPHTTP with mount called on the handler before it
+// serves (to mount the feed or the web explorer).
+func ServeMounted(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions, mount func(*server.HTTPHandler)) (string, *server.HTTPHandler) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +313,9 @@ func ServeMCPHTTP(t *testing.T, s *mcpserver.MCPServer, opts server.HTTPOptions)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
+	}
+	if mount != nil {
+		mount(h)
 	}
 	srv := h.NewServer()
 	done := make(chan struct{})

@@ -3,11 +3,9 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/rerank"
 	"github.com/norn-vault/norn/vault"
@@ -91,22 +89,14 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 		return nil, errInput("rerank must be auto, off or force, not %q", in.Rerank)
 	}
 	start := time.Now()
-	// A caller without the private scope searches the public view: private notes
-	// match nothing and weigh in no statistic, total included.
+	// A caller without the private scope searches the public view (Viewer.Search).
 	req := vault.SearchRequest{Query: in.Query, Folder: folder, Literal: in.Literal, WaitForPendingWrites: in.WaitForPendingWrites,
-		Limit: limit + 1, Offset: in.Offset, HidePrivate: !c.SeesAll(), Rerank: mode} // one more than a page says whether there is a next one
-	first, err := t.v.Search(ctx, req)
+		Limit: limit + 1, Offset: in.Offset, Rerank: mode} // one more than a page says whether there is a next one
+	first, err := c.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	hits, total := first.Hits, first.Total
-	if !c.SeesAll() {
-		// The index judged privacy under the private folders and tags of the
-		// settings it was built with; until the maintainer has it rebuilt after
-		// they changed, a hit private under the current ones is dropped.
-		hits = slices.DeleteFunc(slices.Clone(hits), func(h graph.Hit) bool { return t.v.HitPrivate(ctx, c.Config(), h) })
-		total -= len(first.Hits) - len(hits)
-	}
 	if in.WaitForPendingWrites && first.Engine == vault.EngineBM25 && first.IndexStale && !first.CaughtUp() {
 		return nil, &ToolError{Class: ClassRetryable, Code: CodeIndexStale,
 			Message: fmt.Sprintf("the index is at %s and HEAD at %s: it is still catching up (a rebuild may be running); retry in a moment, or search without wait_for_pending_writes for results that may miss the newest commits",
