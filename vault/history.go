@@ -18,13 +18,14 @@ func (v *Vault) History(ctx context.Context, p note.Path, limit int) ([]ledger.E
 
 // HistoryEntry is one line of a note's history as a viewer sees it: the commit
 // (CommitInfo, its subject and paths filtered as VisibleLog filters them) and
-// what it did to the note.
+// what it did to the note. In the history of the whole vault only CommitInfo is
+// set.
 type HistoryEntry struct {
 	CommitInfo
 	// Path is the note's path at the commit; Kind what the commit did to it
 	// (added, modified, moved, archived, restored).
-	Path note.Path      `json:"path"`
-	Kind repo.EventKind `json:"kind"`
+	Path note.Path      `json:"path,omitempty"`
+	Kind repo.EventKind `json:"kind,omitempty"`
 	// From: a move brought the note from there; To: a move took it there. A path
 	// the viewer may not see is never named: the move is listed without it, and
 	// the history is not followed into it.
