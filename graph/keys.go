@@ -28,7 +28,9 @@ import (
 //	   hashes); postings of inbound terms <term>\x01 (lines from public notes)
 //	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
 //	   the two inbound lengths.
-const FormatVersion = 6
+//	7  the ledger's derived tables: the archive catalog (r/archive rows, one per
+//	   note archived and not back at HEAD); an index of version 6 lacks them.
+const FormatVersion = 7
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the

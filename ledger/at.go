@@ -28,32 +28,34 @@ func IsDate(s string) bool {
 	return true
 }
 
-// ParseDate reads a point in time: an RFC 3339 time (2026-12-07T10:00:00Z,
-// 2026-12-07T10:00:00+01:00) or a day (2026-12-07), which means the end of that
-// day in UTC (so "at 2026-12-07" includes what was written that day). Anything
-// else is repo.ErrInvalid saying what is accepted.
-func ParseDate(s string) (time.Time, error) {
+// ParseDate reads a date or a time and returns the span it names: an RFC 3339
+// time (2026-12-07T10:00:00Z, 2026-12-07T10:00:00+01:00) names itself (from ==
+// to), a day (2026-12-07) the whole of that day in UTC, from its first instant
+// to its last. Reading "at" a date takes to (what was written that day counts);
+// listing "since" one takes from. Anything else is repo.ErrInvalid saying what
+// is accepted.
+func ParseDate(s string) (from, to time.Time, err error) {
 	bad := func(why string) error {
 		if len(s) > maxDateLen {
 			s = s[:maxDateLen] + "…"
 		}
-		return fmt.Errorf("%w: %q is not a date Norn accepts (%s): give YYYY-MM-DD (the end of that day, UTC) or an RFC 3339 time such as 2026-12-07T10:00:00Z", repo.ErrInvalid, s, why)
+		return fmt.Errorf("%w: %q is not a date Norn accepts (%s): give YYYY-MM-DD (a whole day, UTC) or an RFC 3339 time such as 2026-12-07T10:00:00Z", repo.ErrInvalid, s, why)
 	}
 	switch {
 	case len(s) > maxDateLen:
-		return time.Time{}, bad("too long")
+		return from, to, bad("too long")
 	case len(s) == len(time.DateOnly):
 		d, err := time.Parse(time.DateOnly, s)
 		if err != nil {
-			return time.Time{}, bad("no such day")
+			return from, to, bad("no such day")
 		}
-		return d.Add(24*time.Hour - time.Nanosecond), nil
+		return d, d.Add(24*time.Hour - time.Nanosecond), nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, bad("not RFC 3339")
+		return from, to, bad("not RFC 3339")
 	}
-	return t, nil
+	return t, t, nil
 }
 
 // CommitAt returns the last commit at or before t on the vault's branch: the
@@ -88,7 +90,7 @@ func ResolveAt(ctx context.Context, v *repo.Vault, at string) (string, error) {
 	if !IsDate(at) {
 		return at, nil
 	}
-	t, err := ParseDate(at)
+	_, t, err := ParseDate(at)
 	if err != nil {
 		return "", err
 	}

@@ -59,15 +59,15 @@ func TestResolveAt(t *testing.T) {
 	}
 }
 
-// FuzzParseDate: ParseDate never panics, accepts only what IsDate admits or an
-// RFC 3339 time, and a day it accepts is the last instant of that day.
+// FuzzParseDate: ParseDate never panics, refuses with ErrInvalid, and a day it
+// accepts spans exactly that day; a time, one instant.
 func FuzzParseDate(f *testing.F) {
 	for _, s := range []string{"2026-12-07", "2026-12-07T10:00:00Z", "2026-12-07T10:00:00.123+05:30",
 		"2026-02-29", "2024-02-29", "9999-12-31", "0000-01-01", "2026-12-07T", "2026-", "", "deadbeef", "2026-12-07\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ledger.ParseDate(s)
+		from, d, err := ledger.ParseDate(s)
 		if err != nil {
 			if !errors.Is(err, repo.ErrInvalid) {
 				t.Fatalf("ParseDate(%q): %v is not ErrInvalid", s, err)
@@ -75,9 +75,12 @@ func FuzzParseDate(f *testing.F) {
 			return
 		}
 		if len(s) == len(time.DateOnly) {
-			if d.Format(time.DateOnly) != s || d.Add(time.Nanosecond).Format(time.DateOnly) == s {
-				t.Fatalf("ParseDate(%q) = %v: not the end of that day", s, d)
+			if d.Format(time.DateOnly) != s || d.Add(time.Nanosecond).Format(time.DateOnly) == s ||
+				from.Format(time.DateOnly) != s || from.Add(-time.Nanosecond).Format(time.DateOnly) == s {
+				t.Fatalf("ParseDate(%q) = %v, %v: not the whole of that day", s, from, d)
 			}
+		} else if !from.Equal(d) {
+			t.Fatalf("ParseDate(%q) = %v, %v: a time names one instant", s, from, d)
 		}
 	})
 }

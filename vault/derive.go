@@ -26,7 +26,9 @@ type deriver interface {
 // derivers are the derived tables every index keeps. Each ledger table adds its
 // deriver here.
 func derivers() []deriver {
-	return nil
+	return []deriver{
+		archiveDeriver{},
+	}
 }
 
 // withRows appends the derivers' rows at head to a rebuild's records.
