@@ -2,6 +2,8 @@ package vault
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
@@ -90,4 +92,48 @@ func (c *Viewer) historyEntry(ctx context.Context, e ledger.Entry, show func(not
 	}
 	return HistoryEntry{CommitInfo: ci, Path: e.Path, Kind: e.Kind, From: e.From, To: e.To,
 		Revision: e.Revision, OldRevision: e.OldRevision}, true
+}
+
+// ResolveRevision turns a revision as history and the archive catalog print it
+// — the full blob id, or its first repo.MinPrefix or more hex digits — into the
+// full revision of the note at p, looked up among the revisions p's history
+// (History, following moves) holds that the viewer may see: a prefix names only
+// what that note was, never another object of the repository. None is
+// ErrNotFound; two or more is ErrInvalid listing them.
+func (c *Viewer) ResolveRevision(ctx context.Context, p note.Path, prefix string) (repo.Revision, error) {
+	if len(prefix) < repo.MinPrefix || len(prefix) > 40 || !isHexString(prefix) {
+		return "", invalidf("revision %q is not a blob id: give %d to 40 hex digits, as history or archived print it", prefix, repo.MinPrefix)
+	}
+	prefix = strings.ToLower(prefix)
+	show := func(q note.Path, rev repo.Revision) bool { return c.VisibleAt(ctx, q, rev) }
+	entries, err := ledger.History(ctx, c.v.repo, p, ledger.HistoryOptions{Limit: MaxHistory, Show: show})
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, e := range entries {
+		for _, rev := range []repo.Revision{e.Revision, e.OldRevision} {
+			if rev != "" && strings.HasPrefix(string(rev), prefix) && !slices.Contains(found, string(rev)) && show(e.Path, rev) {
+				found = append(found, string(rev))
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", missingf(p, "no revision %s in the history of %s: take one from history path=%s or list_archived", prefix, p, p)
+	case 1:
+		return repo.Revision(found[0]), nil
+	}
+	slices.Sort(found)
+	return "", invalidf("revision %s is ambiguous in the history of %s: %s; give more digits", prefix, p, strings.Join(found, ", "))
+}
+
+// isHexString reports whether s is hex digits only.
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

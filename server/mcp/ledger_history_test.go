@@ -1,7 +1,10 @@
 package mcp_test
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -107,4 +110,71 @@ func TestMCP_ReadNoteAtDate(t *testing.T) {
 	if v.Head() != head || v.Revision(note.Path("tech/a.md")) == first {
 		t.Fatal("a read changed the vault")
 	}
+}
+
+// twinContents returns two note contents whose blob ids share their first
+// repo.MinPrefix hex digits (a birthday search over a few tens of thousands).
+func twinContents(t *testing.T) (string, string) {
+	t.Helper()
+	seen := map[string]string{}
+	for i := 0; i < 1<<22; i++ {
+		c := fmt.Sprintf("# Twin\n\nversion %d\n", i)
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00%s", len(c), c)
+		k := hex.EncodeToString(h.Sum(nil))[:repo.MinPrefix]
+		if o, ok := seen[k]; ok {
+			return o, c
+		}
+		seen[k] = c
+	}
+	t.Fatal("no twins found")
+	return "", ""
+}
+
+// TestMCP_RestoreShortRevision: restore_note takes the revision list_archived
+// printed, or its first 7 digits, and brings back the same bytes; a prefix two of
+// the note's revisions share is invalid_input naming both, and one of another
+// note (a private one) not_found; neither writes anything.
+func TestMCP_RestoreShortRevision(t *testing.T) {
+	a, b := twinContents(t)
+	v, e := testmcp.NewEnv(t, map[string]string{"tech/twin.md": a, "personal-notes/p.md": "# P\n"})
+	c, ctx := e.Connect(&testmcp.Agent, false)
+	testmcp.MustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/twin.md", "content": b, "expected_revision": string(v.Revision("tech/twin.md"))}, nil)
+	last := "# Twin\n\nthe last\n"
+	testmcp.MustCall(t, c, ctx, "write_note", map[string]any{"path": "tech/twin.md", "content": last, "expected_revision": string(v.Revision("tech/twin.md"))}, nil)
+	lastRev := v.Revision("tech/twin.md")
+	priv := v.Revision("personal-notes/p.md")
+	testmcp.MustCall(t, c, ctx, "archive_note", map[string]any{"path": "tech/twin.md", "reason": "archived"}, nil)
+	var l mcp.ListArchivedResult
+	testmcp.MustCall(t, c, ctx, "list_archived", map[string]any{}, &l)
+	if len(l.Archived) != 1 || l.Archived[0].Revision != lastRev || l.Archived[0].Reason != repo.ReasonArchived {
+		t.Fatalf("list_archived: %+v", l)
+	}
+	head := v.Head()
+	twin := string(blobRev(a))[:repo.MinPrefix]
+	te := testmcp.WantError(t, c, ctx, "restore_note", map[string]any{"path": "tech/twin.md", "revision": twin}, mcp.CodeInvalidInput, mcp.ClassFixInput)
+	if !strings.Contains(te.Message, "ambiguous") || !strings.Contains(te.Message, string(blobRev(a))) || !strings.Contains(te.Message, string(blobRev(b))) {
+		t.Fatalf("ambiguous prefix: %s", te.Message)
+	}
+	testmcp.WantError(t, c, ctx, "restore_note", map[string]any{"path": "tech/twin.md", "revision": string(priv)[:10]}, mcp.CodeNotFound, mcp.ClassFixInput)
+	testmcp.WantError(t, c, ctx, "restore_note", map[string]any{"path": "tech/twin.md", "revision": "abc"}, mcp.CodeInvalidInput, mcp.ClassFixInput)
+	if v.Head() != head {
+		t.Fatal("a refused restore wrote a commit")
+	}
+	var w mcp.WriteResult
+	testmcp.MustCall(t, c, ctx, "restore_note", map[string]any{"path": "tech/twin.md", "revision": string(lastRev)[:repo.MinPrefix]}, &w)
+	if w.Revision != lastRev || v.Revision("tech/twin.md") != lastRev {
+		t.Fatalf("restore by short revision: %+v", w)
+	}
+	testmcp.MustCall(t, c, ctx, "list_archived", map[string]any{}, &l)
+	if len(l.Archived) != 0 || l.Total != 0 {
+		t.Fatalf("a restored note is still in the catalog: %+v", l)
+	}
+}
+
+// blobRev is the git blob id of content.
+func blobRev(content string) repo.Revision {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00%s", len(content), content)
+	return repo.Revision(hex.EncodeToString(h.Sum(nil)))
 }

@@ -67,6 +67,11 @@ func (t *mcpTools) addReadTools() {
 		"The files that differ between two commits (from, to; to defaults to HEAD): kind, path, old and new revisions. "+
 			"With path, also a unified diff of that note between the two commits (bounded by max_bytes, default 16 KiB). "+
 			"Changes are cut at limit (default 100, at most 1000)."), t.diff)
+	addTool(t, read("list_archived", "Archived notes",
+		"The archive catalog: the notes archived and not brought back, in path order, each with its path, reason "+
+			"(archived, superseded, retracted), who archived it and when, the archive commit and the note's last revision "+
+			"(pass it, or its first 7+ digits, to restore_note as revision). A lookup in the index, not a walk of the history. "+
+			"Optional folder and since (YYYY-MM-DD or RFC 3339); limit (default 50, at most 500) with total and truncated."), t.listArchived)
 }
 
 // jsonSafe returns v with values JSON cannot encode (NaN, ±Inf) written as strings.
