@@ -3,7 +3,9 @@ package repo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -41,16 +43,20 @@ func (v *Vault) WalkPath(ctx context.Context, p note.Path, visit func(PathStep) 
 		c    *commitObj
 		path string
 	}
-	c0, err := v.readCommit(head)
+	c0, err := v.walks.commit(v, head)
 	if err != nil {
 		return err
 	}
 	looks := map[string]*pathLookup{}
+	defer func() { v.walks.putLookups(looks) }()
 	lookup := func(p string) *pathLookup {
 		if l := looks[p]; l != nil {
 			return l
 		}
-		l := v.pathLookup(p)
+		l := v.walks.takeLookup(p)
+		if l == nil {
+			l = v.pathLookup(p)
+		}
 		looks[p] = l
 		return l
 	}
@@ -61,7 +67,9 @@ func (v *Vault) WalkPath(ctx context.Context, p note.Path, visit func(PathStep) 
 			return err
 		}
 		// Newest first: take the queued commit with the latest time.
-		sort.SliceStable(queue, func(i, j int) bool { return queue[i].c.when.After(queue[j].c.when) })
+		if len(queue) > 1 {
+			sort.SliceStable(queue, func(i, j int) bool { return queue[i].c.when.After(queue[j].c.when) })
+		}
 		it := queue[0]
 		queue = queue[1:]
 		look := lookup(it.path)
@@ -72,7 +80,7 @@ func (v *Vault) WalkPath(ctx context.Context, p note.Path, visit func(PathStep) 
 		var parents []*commitObj
 		touched, first := len(it.c.parents) == 0 && !mine.isZero(), zeroHash
 		for i, pid := range it.c.parents {
-			pc, err := v.readCommit(pid)
+			pc, err := v.walks.commit(v, pid)
 			if err != nil {
 				return err
 			}
@@ -126,7 +134,10 @@ func (v *Vault) CommitChanges(ctx context.Context, id CommitID) ([]EventChange, 
 	if err != nil {
 		return nil, err
 	}
-	c, err := v.readCommit(h)
+	if chs, ok := v.walks.changes(h); ok {
+		return chs, nil
+	}
+	c, err := v.walks.commit(v, h)
 	if err != nil {
 		return nil, err
 	}
@@ -134,5 +145,109 @@ func (v *Vault) CommitChanges(ctx context.Context, id CommitID) ([]EventChange, 
 	if err != nil {
 		return nil, err
 	}
-	return ev.Changes, nil
+	v.walks.putChanges(h, ev.Changes)
+	return slices.Clone(ev.Changes), nil
+}
+
+// Bounds of a walkCache (a few tens of MB at most): past them it is emptied and
+// starts again.
+const (
+	maxWalkCommits = 1 << 16
+	maxWalkChanges = 1 << 12 // commits' changes (a move's list every path it rewrote)
+	maxWalkMemo    = 1 << 18 // tree → entry pairs of all cached pathLookups
+)
+
+// walkCache keeps what history walks (WalkPath, CommitChanges) read, for the
+// next walk: the decoded commits, the changes of the commits asked about and, per
+// path, which entry each tree it looked in holds (the
+// pathLookup memo). Git objects never change, so nothing in it goes stale; a
+// walk of a note's history after the first reads only the commits and trees
+// that are new since. A pathLookup is taken out while a walk uses it, so no two
+// walks share one.
+type walkCache struct {
+	mu      sync.Mutex
+	commits map[hash]*commitObj
+	changed map[hash][]EventChange
+	lookups map[string]*pathLookup
+	memo    int // the pairs in lookups
+}
+
+// commit reads commit id through the cache.
+func (w *walkCache) commit(v *Vault, id hash) (*commitObj, error) {
+	w.mu.Lock()
+	c := w.commits[id]
+	w.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c, err := v.readCommit(id)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	if w.commits == nil || len(w.commits) >= maxWalkCommits {
+		w.commits = map[hash]*commitObj{}
+	}
+	w.commits[id] = c
+	w.mu.Unlock()
+	return c, nil
+}
+
+// changes returns a commit's cached changes (a copy), if there are any.
+func (w *walkCache) changes(id hash) ([]EventChange, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	chs, ok := w.changed[id]
+	return slices.Clone(chs), ok
+}
+
+// putChanges caches a commit's changes.
+func (w *walkCache) putChanges(id hash, chs []EventChange) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.changed == nil || len(w.changed) >= maxWalkChanges {
+		w.changed = map[hash][]EventChange{}
+	}
+	w.changed[id] = chs
+}
+
+// takeLookup takes p's pathLookup out of the cache (nil when there is none).
+func (w *walkCache) takeLookup(p string) *pathLookup {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l := w.lookups[p]
+	if l != nil {
+		delete(w.lookups, p)
+		w.memo -= l.size()
+	}
+	return l
+}
+
+// putLookups returns a walk's pathLookups to the cache.
+func (w *walkCache) putLookups(looks map[string]*pathLookup) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, l := range looks {
+		n := l.size()
+		if n > maxWalkMemo {
+			continue
+		}
+		if w.lookups == nil || w.memo+n > maxWalkMemo {
+			w.lookups, w.memo = map[string]*pathLookup{}, 0
+		}
+		if old := w.lookups[p]; old != nil {
+			w.memo -= old.size()
+		}
+		w.lookups[p] = l
+		w.memo += n
+	}
+}
+
+// size is the number of tree → entry pairs l's memo holds.
+func (l *pathLookup) size() int {
+	n := 0
+	for _, m := range l.memo {
+		n += len(m)
+	}
+	return n
 }

@@ -80,7 +80,7 @@ func printHistory(ctx context.Context, e *env, g *globals, v *vault.Vault, p not
 			what = "moved " + string(c.Path) + " -> " + string(c.To)
 		}
 		fmt.Fprintf(e.stdout, "%s  %s  %s  %s  %s  %s  %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"),
-			column(opColumn(c.Op, c.Reason), logOpWidth), column(c.Author.Name, logAuthorWidth), rev[:min(len(rev), repo.MinPrefix+5)], what, c.Subject)
+			column(opColumn(c.Op, c.Reason), logOpWidth), column(c.Author.Name, logAuthorWidth), short(rev), what, c.Subject)
 	}
 	return nil
 }
