@@ -2,11 +2,11 @@ package vault
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +17,8 @@ import (
 )
 
 // archiveTable is the index table of the archive catalog: one row per note
-// archived and not back at its path, keyed by path, its value a ledger.Archived
-// in JSON.
+// archived and not back at its path, keyed by path, its value the entry's other
+// fields (encodeArchived).
 const archiveTable = "archive"
 
 // archiveDeriver keeps the archive catalog (ledger.CatalogChanges).
@@ -66,11 +66,29 @@ func archiveRow(p note.Path, a *ledger.Archived) (graph.Row, error) {
 	if a == nil {
 		return graph.Row{Table: archiveTable, Key: []byte(p), Delete: true}, nil
 	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		return graph.Row{}, fmt.Errorf("archive catalog %s: %w", p, err)
+	return graph.Row{Table: archiveTable, Key: []byte(p), Value: encodeArchived(a)}, nil
+}
+
+// encodeArchived is a catalog row's value: reason, who, when (Unix
+// nanoseconds), commit and revision, separated by NUL bytes (none of them holds
+// one: a git identity cannot). A lookup decodes a thousand in well under a
+// millisecond, which JSON does not.
+func encodeArchived(a *ledger.Archived) []byte {
+	return []byte(strings.Join([]string{string(a.Reason), a.Who, strconv.FormatInt(a.When.UnixNano(), 10), string(a.Commit), string(a.Revision)}, "\x00"))
+}
+
+// decodeArchived reads the row of p (encodeArchived).
+func decodeArchived(p note.Path, b []byte) (ledger.Archived, error) {
+	f := strings.Split(string(b), "\x00")
+	if len(f) != 5 {
+		return ledger.Archived{}, fmt.Errorf("archive catalog %s: %w: a row of %d fields", p, graph.ErrCorrupt, len(f))
 	}
-	return graph.Row{Table: archiveTable, Key: []byte(p), Value: b}, nil
+	ns, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return ledger.Archived{}, fmt.Errorf("archive catalog %s: %w: time %q", p, graph.ErrCorrupt, f[2])
+	}
+	return ledger.Archived{Path: p, Reason: repo.Reason(f[0]), Who: f[1], When: time.Unix(0, ns).UTC(),
+		Commit: repo.CommitID(f[3]), Revision: repo.Revision(f[4])}, nil
 }
 
 // ArchiveQuery selects entries of the archive catalog.
@@ -148,9 +166,9 @@ func (v *Vault) archiveEntries(ctx context.Context, folder string) ([]ledger.Arc
 		if err == nil {
 			out := make([]ledger.Archived, 0, len(rows))
 			for _, r := range rows {
-				var a ledger.Archived
-				if err := json.Unmarshal(r.Value, &a); err != nil {
-					return nil, "", fmt.Errorf("archive catalog %s: %w", r.Key, err)
+				a, err := decodeArchived(note.Path(r.Key), r.Value)
+				if err != nil {
+					return nil, "", err
 				}
 				out = append(out, a)
 			}
