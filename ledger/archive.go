@@ -57,18 +57,11 @@ func CatalogChanges(ctx context.Context, v *repo.Vault, from, to repo.CommitID) 
 	out := map[note.Path]*Archived{}
 	enter := func(a Archived) { out[a.Path] = &a }
 	leave := func(p note.Path) { out[p] = nil }
-	after := repo.CommitID("")
-	for {
-		evs, next, err := v.CommitsBetween(ctx, from, to, after, 1000)
+	for ev, err := range v.EventsBetween(ctx, from, to) {
 		if err != nil {
 			return nil, fmt.Errorf("archive catalog: %w", err)
 		}
-		for _, ev := range evs {
-			CatalogStep(ev, enter, leave)
-		}
-		if next == "" {
-			return out, nil
-		}
-		after = next
+		CatalogStep(ev, enter, leave)
 	}
+	return out, nil
 }

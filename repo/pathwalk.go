@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"sync"
@@ -250,4 +251,41 @@ func (l *pathLookup) size() int {
 		n += len(m)
 	}
 	return n
+}
+
+// EventsBetween yields the events of the commits CommitsBetween(from, to) lists,
+// parents before children, without pages: one walk, then one tree diff a commit.
+// For a caller that folds a whole range (an index table's rebuild).
+func (v *Vault) EventsBetween(ctx context.Context, from, to CommitID) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		var old, tip hash
+		var err error
+		if from != "" {
+			if old, err = v.commitHash(from); err != nil {
+				yield(Event{}, err)
+				return
+			}
+		}
+		if to == "" {
+			tip = v.snap.Load().commit
+		} else if tip, err = v.commitHash(to); err != nil {
+			yield(Event{}, err)
+			return
+		}
+		w, err := v.walkBetween(ctx, old, tip)
+		if err != nil {
+			yield(Event{}, fmt.Errorf("commits between %s and %s: %w", from.Short(), to.Short(), err))
+			return
+		}
+		for _, id := range w.order {
+			if err := ctx.Err(); err != nil {
+				yield(Event{}, err)
+				return
+			}
+			ev, err := v.eventOf(id, w.objs[id])
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
 }
