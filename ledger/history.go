@@ -43,7 +43,7 @@ type HistoryOptions struct {
 // is there now), newest first: every commit that changed it, following it
 // across moves. A move is one entry, under the new path with its old one in
 // From; the entries before it are those of the old path. A move is what the
-// commit's changes say it is (repo.Vault.CommitChanges: the same blob removed and
+// commit's changes say it is (repo.Vault.CommitChange: the same blob removed and
 // added, or the one removal and one addition of a commit whose Norn-Op is move).
 // A path that was archived and later written again keeps its older history, as
 // git log --follow does.
@@ -56,7 +56,7 @@ func History(ctx context.Context, v *repo.Vault, p note.Path, opts HistoryOption
 	if show == nil {
 		show = func(note.Path, repo.Revision) bool { return true }
 	}
-	var out []Entry
+	out := make([]Entry, 0, min(limit, 1024))
 	err := v.WalkPath(ctx, p, func(st repo.PathStep) (note.Path, bool, error) {
 		e := Entry{Commit: st.Commit, Path: st.Path, Revision: st.Revision, OldRevision: st.ParentRevision}
 		next := st.Path
@@ -95,14 +95,9 @@ func History(ctx context.Context, v *repo.Vault, p note.Path, opts HistoryOption
 // changeAt finds the change of st's commit that added or removed st.Path: a
 // move into or out of it, or its addition, restore or archive.
 func changeAt(ctx context.Context, v *repo.Vault, st repo.PathStep) (repo.EventChange, error) {
-	changes, err := v.CommitChanges(ctx, st.Commit.ID)
-	if err != nil {
-		return repo.EventChange{}, err
-	}
-	for _, ch := range changes {
-		if ch.Path == st.Path || ch.Kind == repo.EventMoved && ch.From == st.Path {
-			return ch, nil
-		}
+	ch, ok, err := v.CommitChange(ctx, st.Commit.ID, st.Path)
+	if err != nil || ok {
+		return ch, err
 	}
 	// Not against the first parent (a merge that took the path from another
 	// side): what the walk saw.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -51,12 +53,14 @@ func BenchmarkHistory(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("notes=%d/revisions=%d", notes, revisions), func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0, _ := testvault.ProcessCPU()
 		for b.Loop() {
 			h, err := ledger.History(ctx, v, p, ledger.HistoryOptions{Limit: revisions})
 			if err != nil || len(h) != revisions {
 				b.Fatalf("History: %d entries, %v", len(h), err)
 			}
 		}
+		reportCPU(b, cpu0)
 	})
 	b.Run(fmt.Sprintf("notes=%d/revisions=%d/first-page", notes, revisions), func(b *testing.B) {
 		b.ReportAllocs()
@@ -67,4 +71,12 @@ func BenchmarkHistory(b *testing.B) {
 			}
 		}
 	})
+}
+
+// reportCPU reports the process's CPU time per op since cpu0 (cpu-ms/op): on a
+// loaded machine wall time per op says more about the other processes.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if cpu1, ok := testvault.ProcessCPU(); ok && b.N > 0 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"slices"
 	"sort"
 	"sync"
 
@@ -127,27 +126,39 @@ func revisionOf(id hash) Revision {
 	return Revision(id.String())
 }
 
-// CommitChanges returns what commit id changed against its first parent, as its Event
-// lists them (a removal and an addition of the same blob, or the lone pair of a
-// move commit, are one move). An id that names no commit is ErrNotFound.
-func (v *Vault) CommitChanges(ctx context.Context, id CommitID) ([]EventChange, error) {
+// CommitChange returns the change of commit id that added or removed path p —
+// the one at p, or a move from p — as the commit's Event lists it against its
+// first parent (a removal and an addition of the same blob, or the lone pair of
+// a move commit, are one move). ok is false when the commit
+// did not change p against its first parent. It reads the cached list without
+// copying it, so asking about one note of a commit of thousands costs no more
+// than the scan.
+func (v *Vault) CommitChange(ctx context.Context, id CommitID, p note.Path) (ch EventChange, ok bool, err error) {
 	h, err := v.commitHash(id)
 	if err != nil {
-		return nil, err
+		return ch, false, err
 	}
-	if chs, ok := v.walks.changes(h); ok {
-		return chs, nil
+	v.walks.mu.Lock()
+	chs, cached := v.walks.changed[h]
+	v.walks.mu.Unlock()
+	if !cached {
+		c, err := v.walks.commit(v, h)
+		if err != nil {
+			return ch, false, err
+		}
+		ev, err := v.eventOf(h, c)
+		if err != nil {
+			return ch, false, err
+		}
+		v.walks.putChanges(h, ev.Changes)
+		chs = ev.Changes
 	}
-	c, err := v.walks.commit(v, h)
-	if err != nil {
-		return nil, err
+	for _, c := range chs {
+		if c.Path == p || c.Kind == EventMoved && c.From == p {
+			return c, true, nil
+		}
 	}
-	ev, err := v.eventOf(h, c)
-	if err != nil {
-		return nil, err
-	}
-	v.walks.putChanges(h, ev.Changes)
-	return slices.Clone(ev.Changes), nil
+	return ch, false, nil
 }
 
 // Bounds of a walkCache (a few tens of MB at most): past them it is emptied and
@@ -158,7 +169,7 @@ const (
 	maxWalkMemo    = 1 << 18 // tree → entry pairs of all cached pathLookups
 )
 
-// walkCache keeps what history walks (WalkPath, CommitChanges) read, for the
+// walkCache keeps what history walks (WalkPath, CommitChange) read, for the
 // next walk: the decoded commits, the changes of the commits asked about and, per
 // path, which entry each tree it looked in holds (the
 // pathLookup memo). Git objects never change, so nothing in it goes stale; a
@@ -192,14 +203,6 @@ func (w *walkCache) commit(v *Vault, id hash) (*commitObj, error) {
 	w.commits[id] = c
 	w.mu.Unlock()
 	return c, nil
-}
-
-// changes returns a commit's cached changes (a copy), if there are any.
-func (w *walkCache) changes(id hash) ([]EventChange, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	chs, ok := w.changed[id]
-	return slices.Clone(chs), ok
 }
 
 // putChanges caches a commit's changes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/internal/testvault"
 	"github.com/norn-vault/norn/note"
@@ -42,6 +43,7 @@ func BenchmarkArchived(b *testing.B) {
 	}{{"all", vault.Actor{Private: true}, "", archived}, {"folder", vault.Actor{Private: true}, "f07", archived / 100}, {"all-agent", vault.Actor{}, "", archived}} {
 		b.Run(fmt.Sprintf("notes=%d/archived=%d/%s", notes, archived, c.name), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0, _ := testvault.ProcessCPU()
 			for b.Loop() {
 				viewer, err := v.Viewer(ctx, c.actor)
 				if err != nil {
@@ -51,6 +53,9 @@ func BenchmarkArchived(b *testing.B) {
 				if err != nil || len(cat.Archived) != c.want || cat.Source != "index" {
 					b.Fatalf("Archived: %d entries from %s, %v", len(cat.Archived), cat.Source, err)
 				}
+			}
+			if cpu1, ok := testvault.ProcessCPU(); ok {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			}
 		})
 	}
