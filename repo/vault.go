@@ -115,6 +115,8 @@ type Vault struct {
 	snap atomic.Pointer[snapshot]
 	// lastAt is the last snapshot of another commit than HEAD read (see at).
 	lastAt atomic.Pointer[snapshot]
+	// walks keeps what history walks read, for the next one (pathwalk.go).
+	walks walkCache
 	// wtMu is held by the committer from publishing a snapshot until the working
 	// tree matches it (see Changes).
 	wtMu sync.RWMutex

@@ -28,6 +28,7 @@ type deriver interface {
 func derivers() []deriver {
 	return []deriver{
 		synthesisDeriver{}, // synthesis.go
+		archiveDeriver{},
 	}
 }
 

@@ -2,8 +2,10 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -28,8 +30,14 @@ func (v *Vault) Owner() repo.Author { return v.repo.Owner() }
 // Head is the commit at the tip of the vault's branch ("" before the first).
 func (v *Vault) Head() repo.CommitID { return v.repo.Head() }
 
-// Read reads p at HEAD (at "") or at a commit-ish (repo.Vault.Read).
+// Read reads p at HEAD (at "") or at a commit-ish (repo.Vault.Read), or as it was
+// at a date or time (YYYY-MM-DD or RFC 3339: the last commit at or before it,
+// ledger.ResolveAt).
 func (v *Vault) Read(ctx context.Context, p note.Path, at string) (*repo.Blob, error) {
+	at, err := ledger.ResolveAt(ctx, v.repo, at)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
 	return v.repo.Read(ctx, p, at)
 }
 

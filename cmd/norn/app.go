@@ -44,14 +44,15 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "[DIR]", "create a vault, or adopt a folder of Markdown or a git repository", runInit},
-		{"read", "PATH [--at REV]", "print a note (at HEAD or at a commit)", runRead},
+		{"read", "PATH [--at REV|DATE]", "print a note (at HEAD, at a commit or as it was at a date)", runRead},
 		{"write", "PATH < content", "create or update a note from stdin (--expected-revision to update)", runWrite},
 		{"edit", "PATH --op OP --expected-revision REV", "change part of a note: append, prepend, replace_section, find_replace", runEdit},
 		{"capture", "[TEXT...] (or stdin)", "append a thought to today's inbox note", runCapture},
 		{"ls", "[FOLDER]", "list a folder", runLs},
-		{"log", "[PATH]", "show the commits (of one note)", runLog},
+		{"log", "[PATH]", "show the commits (of one note, following its moves)", runLog},
 		{"archive", "PATH --reason R", "archive a note (archived|superseded|retracted); nothing is deleted", runArchive},
 		{"restore", "PATH --from REV", "bring back a note from a commit or revision", runRestore},
+		{"archived", "[--folder F] [--since DATE]", "list the archived notes: reason, who, when, the revision restore takes", runArchived},
 		{"mv", "OLD NEW", "move or rename a note", runMv},
 		{"link", "FROM TO --type T --why W", "add a typed edge to FROM's frontmatter (gate-checked commit)", runLink},
 		{"unlink", "FROM TO [--type T]", "remove FROM's typed edges to TO", runUnlink},

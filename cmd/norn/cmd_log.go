@@ -7,6 +7,7 @@ import (
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 func runLog(ctx context.Context, e *env, g *globals, args []string) error {
@@ -32,12 +33,12 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 			return err
 		}
 	}
-	commits, err := v.Log(ctx, p, *limit)
+	if p != "" {
+		return printHistory(ctx, e, g, v, p, *limit)
+	}
+	commits, err := v.Log(ctx, "", *limit)
 	if err != nil {
 		return err
-	}
-	if p != "" && len(commits) == 0 {
-		return fmt.Errorf("%w: no note %s, now or in the history", repo.ErrNotFound, p)
 	}
 	if g.json {
 		if commits == nil {
@@ -46,17 +47,55 @@ func runLog(ctx context.Context, e *env, g *globals, args []string) error {
 		return printJSON(e, map[string]any{"path": p, "commits": commits})
 	}
 	for _, c := range commits {
-		op := string(c.Op)
-		if c.Reason != "" {
-			op += " (" + string(c.Reason) + ")"
-		}
-		if op == "" {
-			op = "-"
-		}
 		fmt.Fprintf(e.stdout, "%s  %s  %s  %s  %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"),
-			column(op, logOpWidth), column(c.Author.Name, logAuthorWidth), c.Subject)
+			column(opColumn(c.Op, c.Reason), logOpWidth), column(c.Author.Name, logAuthorWidth), c.Subject)
 	}
 	return nil
+}
+
+// printHistory prints the history of the note at p, following its moves
+// (ledger.History): one line a commit, with the note's revision after it and,
+// for a move, where it came from or went.
+func printHistory(ctx context.Context, e *env, g *globals, v *vault.Vault, p note.Path, limit int) error {
+	entries, err := v.History(ctx, p, limit)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("%w: no note %s, now or in the history", repo.ErrNotFound, p)
+	}
+	if g.json {
+		return printJSON(e, map[string]any{"path": p, "commits": entries})
+	}
+	for _, c := range entries {
+		rev := c.Revision
+		if rev == "" {
+			rev = c.OldRevision
+		}
+		what := string(c.Kind) + " " + string(c.Path)
+		switch {
+		case c.From != "":
+			what = "moved " + string(c.From) + " -> " + string(c.Path)
+		case c.To != "":
+			what = "moved " + string(c.Path) + " -> " + string(c.To)
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %s  %s  %s  %s  %s\n", c.ID.Short(), c.When.Format("2006-01-02 15:04"),
+			column(opColumn(c.Op, c.Reason), logOpWidth), column(c.Author.Name, logAuthorWidth), short(rev), what, c.Subject)
+	}
+	return nil
+}
+
+// opColumn is log's op column: the op with its reason ("archive (superseded)"),
+// "-" for a commit without one.
+func opColumn(op repo.Op, reason repo.Reason) string {
+	s := string(op)
+	if reason != "" {
+		s += " (" + string(reason) + ")"
+	}
+	if s == "" {
+		s = "-"
+	}
+	return s
 }
 
 // The widths of log's op and author columns: every op Norn writes, with its

@@ -10,7 +10,7 @@ import (
 
 func runRead(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("read", g)
-	at := fs.String("at", "", "read at this commit (id, short id, branch or HEAD, optionally with ~N / ^N)")
+	at := fs.String("at", "", "read at this commit (id, short id, branch or HEAD, optionally with ~N / ^N) or as it was at this date (YYYY-MM-DD: the end of that day, UTC; or an RFC 3339 time)")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
 		return err

@@ -503,6 +503,20 @@ func e2eCases() []e2eCase {
 			{args: map[string]any{"path": alpha, "reason": "bored"}, code: mcp.CodeInvalidInput},
 		}},
 
+		{tool: "list_archived", good: func(t *testing.T, s *e2eSession) {
+			var l mcp.ListArchivedResult
+			s.call(t, "list_archived", map[string]any{"folder": "tech"}, &l)
+			if len(l.Archived) != 1 || l.Total != 1 || l.Source != "index" || l.Archived[0].Path != "tech/bloom.md" ||
+				l.Archived[0].Reason != repo.ReasonSuperseded || string(l.Archived[0].Revision) != s.st["bloom"] ||
+				!strings.HasPrefix(l.Archived[0].Who, s.who+" <") || l.Archived[0].Commit != s.v.Head() {
+				t.Fatalf("list_archived: %+v", l)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"since": "2026-13-01"}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"folder": "../up"}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"limit": 100000}, code: mcp.CodeInvalidInput},
+		}},
+
 		{tool: "restore_note", good: func(t *testing.T, s *e2eSession) {
 			var r mcp.WriteResult
 			s.call(t, "restore_note", map[string]any{"path": "tech/bloom.md", "from": "HEAD~1"}, &r)
@@ -602,7 +616,7 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 			t.Errorf("tools/list has %s, which the e2e table does not cover", name)
 		}
 	}
-	if len(tools) != 23 || t.Failed() {
+	if len(tools) != 24 || t.Failed() {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tc := range cases {

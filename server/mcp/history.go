@@ -15,17 +15,18 @@ import (
 
 // HistoryArgs are history's arguments.
 type HistoryArgs struct {
-	Path   string `json:"path,omitempty" jsonschema:"only commits that changed this note"`
+	Path   string `json:"path,omitempty" jsonschema:"only the commits that changed this note, following it across moves"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"commits per page (default 20, at most 100)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
-// HistoryResult is history's answer.
+// HistoryResult is history's answer. With a path, each commit also says what it
+// did to the note (kind, the note's path then, from/to for a move, revision).
 type HistoryResult struct {
-	Path       note.Path    `json:"path,omitempty"`
-	Commits    []CommitInfo `json:"commits"`
-	NextCursor string       `json:"next_cursor,omitempty"`
-	Truncated  bool         `json:"truncated"`
+	Path       note.Path            `json:"path,omitempty"`
+	Commits    []vault.HistoryEntry `json:"commits"`
+	NextCursor string               `json:"next_cursor,omitempty"`
+	Truncated  bool                 `json:"truncated"`
 }
 
 const maxHistory = vault.MaxHistory
@@ -49,15 +50,23 @@ func (t *mcpTools) history(ctx context.Context, c *caller, in HistoryArgs) (*His
 		}
 	}
 	n := min(offset+limit, maxHistory)
-	out := &HistoryResult{Path: p, Commits: []CommitInfo{}}
-	if p != "" && !c.Visible(ctx, p) {
-		return out, nil // a hidden note has the history of a path with no note
+	out := &HistoryResult{Path: p, Commits: []vault.HistoryEntry{}}
+	var more bool
+	if p != "" {
+		// A note the caller may not see has the history of a path with no note.
+		if out.Commits, more, err = c.VisibleHistory(ctx, p, offset, n-min(offset, n)); err != nil {
+			return nil, err
+		}
+	} else {
+		commits, m, err := c.VisibleLog(ctx, p, offset, n-min(offset, n))
+		if err != nil {
+			return nil, err
+		}
+		for _, ci := range commits {
+			out.Commits = append(out.Commits, vault.HistoryEntry{CommitInfo: ci})
+		}
+		more = m
 	}
-	commits, more, err := c.VisibleLog(ctx, p, offset, n-min(offset, n))
-	if err != nil {
-		return nil, err
-	}
-	out.Commits = append(out.Commits, commits...)
 	if more {
 		out.Truncated = true
 		if n < maxHistory {

@@ -37,7 +37,7 @@ func (t *mcpTools) addReadTools() {
 			"behind HEAD, and next_offset for the next page (limit default 10, at most 50)."), t.search)
 	addTool(t, read("read_note", "Read a note",
 		"Read one note by path (tech/bloom.md) or by wikilink name (Bloom filters, [[Bloom filters#Usage]]). Optional "+
-			"section (a heading) reads one section; at reads an older commit or a revision. Returns path, revision (pass it as "+
+			"section (a heading) reads one section; at reads an older commit, a date or a revision. Returns path, revision (pass it as "+
 			"expected_revision to edit), commit, title, frontmatter and content. A note (or section) over max_bytes (default "+
 			"16 KiB) comes back as its heading outline with each section's size instead of the content (truncated=true): then "+
 			"read one section, or raise max_bytes (at most 1 MiB)."), t.readNote)
@@ -57,12 +57,19 @@ func (t *mcpTools) addReadTools() {
 			"(default 50, at most 500) from offset, with its total and *_next_offset for the next page."), t.stats)
 	addTool(t, read("history", "History",
 		"The commits of the vault, newest first, or of one note when path is given: op (write, edit, move, archive, …), "+
-			"author, subject, time and the paths each changed. Paged: limit (default 20, at most 100) and next_cursor; "+
-			"at most 1000 commits back."), t.history)
+			"reason, author, subject, time and the paths each changed. A note's history follows its moves: a rename is one "+
+			"commit (kind moved, from the old path) and the older commits under the old path follow; each commit says what it "+
+			"did to the note (kind, path, revision: pass it to read_note at or restore_note). Paged: limit (default 20, at most "+
+			"100) and next_cursor; at most 1000 commits back."), t.history)
 	addTool(t, read("diff", "Diff two commits",
 		"The files that differ between two commits (from, to; to defaults to HEAD): kind, path, old and new revisions. "+
 			"With path, also a unified diff of that note between the two commits (bounded by max_bytes, default 16 KiB). "+
 			"Changes are cut at limit (default 100, at most 1000)."), t.diff)
+	addTool(t, read("list_archived", "Archived notes",
+		"The archive catalog: the notes archived and not brought back, in path order, each with its path, reason "+
+			"(archived, superseded, retracted), who archived it and when, the archive commit and the note's last revision "+
+			"(pass it, or its first 7+ digits, to restore_note as revision). A lookup in the index, not a walk of the history. "+
+			"Optional folder and since (YYYY-MM-DD or RFC 3339); limit (default 50, at most 500) with total and truncated."), t.listArchived)
 }
 
 // frontmatterOf returns a note's frontmatter fields ready for JSON (nil: none).
@@ -74,7 +81,7 @@ func frontmatterOf(n *note.Note) map[string]any { return vault.FrontmatterJSON(n
 type ReadNoteArgs struct {
 	Path     string `json:"path" jsonschema:"the note's path (tech/bloom.md) or its wikilink name (Bloom filters, [[Bloom filters#Heading]])"`
 	Section  string `json:"section,omitempty" jsonschema:"read only the section of this heading (Heading, ## Heading, Parent/Child)"`
-	At       string `json:"at,omitempty" jsonschema:"read the note at this commit (id or short id, branch or HEAD, each optionally with ~N / ^N, e.g. HEAD~2) or this revision (blob id) instead of HEAD"`
+	At       string `json:"at,omitempty" jsonschema:"read the note at this commit (id or short id, branch or HEAD, each optionally with ~N / ^N, e.g. HEAD~2), as it was at a date or time (YYYY-MM-DD: the end of that day, UTC; or RFC 3339, e.g. 2026-12-07T10:00:00Z), or at this revision (blob id), instead of HEAD"`
 	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"read budget in bytes (default 16384, at most 1048576); over it you get the outline"`
 }
 

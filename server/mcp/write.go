@@ -157,7 +157,7 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 type RestoreNoteArgs struct {
 	Path     string `json:"path" jsonschema:"where to restore the note (must not exist)"`
 	From     string `json:"from,omitempty" jsonschema:"the commit whose version of path to restore (id, branch or HEAD, optionally with ~N / ^N)"`
-	Revision string `json:"revision,omitempty" jsonschema:"or: the blob revision to restore"`
+	Revision string `json:"revision,omitempty" jsonschema:"or: the revision to restore, full or its first 7+ hex digits (as history and list_archived print it)"`
 	Message  string `json:"message,omitempty" jsonschema:"commit subject"`
 	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
 }
@@ -167,7 +167,15 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 	if err != nil {
 		return nil, err
 	}
-	r := vault.RestoreRequest{Path: p, From: in.From, Revision: repo.Revision(in.Revision), Author: c.p.Author(), Roles: c.p.Roles(),
+	rev := repo.Revision(in.Revision)
+	if in.Revision != "" && !vault.IsRevision(in.Revision) && in.From == "" {
+		// The short form history and list_archived print, among this note's
+		// own revisions.
+		if rev, err = c.ResolveRevision(ctx, p, in.Revision); err != nil {
+			return nil, inputToolError(err)
+		}
+	}
+	r := vault.RestoreRequest{Path: p, From: in.From, Revision: rev, Author: c.p.Author(), Roles: c.p.Roles(),
 		Message: in.Message, DryRun: in.DryRun, Hidden: c.Hidden(ctx)}
 	if !c.SeesAll() {
 		r.Readable = c.VisibleContent
