@@ -28,7 +28,9 @@ import (
 //	   hashes); postings of inbound terms <term>\x01 (lines from public notes)
 //	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
 //	   the two inbound lengths.
-const FormatVersion = 6
+//	7  the ledger's claims tables (rows claims.key, claims.source, claims.id);
+//	   the claim files under .norn/claims/ are no longer indexed as attachments.
+const FormatVersion = 7
 
 // Key layout. Everything the search index writes lives under "s/" so the link graph
 // ("g/", linkrec.go) and the derived tables ("r/", records.go) can share the

@@ -176,3 +176,23 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("history %+v", h)
 	}
 }
+
+func TestDiff(t *testing.T) {
+	cases := []struct {
+		a, b         string
+		added, moved int
+	}{
+		{"", "", 0, 0},
+		{"a\nb\nc\n", "a\nb\nc\n", 0, 0},
+		{"a\nb\nc\n", "a\nx\nc\n", 1, 1},
+		{"a\nb\n", "a\nb\nc\nd\n", 2, 0},
+		{"a\nb\nc\n", "c\n", 0, 2},
+		{"a\nb\nc\nd\n", "a\nc\nb\nd\n", 0, 0},
+	}
+	for _, tc := range cases {
+		d := ledger.Diff([]byte(tc.a), []byte(tc.b))
+		if d.LinesAdded != tc.added || d.LinesRemoved != tc.moved || d.BytesBefore != len(tc.a) || d.BytesAfter != len(tc.b) {
+			t.Errorf("Diff(%q, %q) = %+v, want +%d -%d", tc.a, tc.b, d, tc.added, tc.moved)
+		}
+	}
+}

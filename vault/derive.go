@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -26,7 +27,27 @@ type deriver interface {
 // derivers are the derived tables every index keeps. Each ledger table adds its
 // deriver here.
 func derivers() []deriver {
-	return nil
+	return []deriver{
+		claimDeriver{},
+	}
+}
+
+// isRecord reports whether p is one of Norn's own records under .norn/ (the
+// ledger's claim files, …): the derivers read them into their tables, and the
+// index never holds them as notes or attachments. The vault's settings file is
+// not one: it stays an attachment.
+func isRecord(p note.Path) bool { return IsNornPath(p) && p != ConfigPath }
+
+// documents are the files the index holds as notes and attachments: files
+// without the records (isRecord).
+func documents(files []repo.File) []repo.File {
+	out := files[:0:0]
+	for _, f := range files {
+		if !isRecord(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // withRows appends the derivers' rows at head to a rebuild's records.

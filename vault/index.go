@@ -436,6 +436,9 @@ func (x *Indexer) catchUpLocked(ctx context.Context, ix *graph.Index) error {
 	var remove []note.Path
 	var files []repo.File
 	for _, c := range changes {
+		if isRecord(c.Path) {
+			continue // the derivers' (changedRows)
+		}
 		if c.Kind == repo.Archive {
 			remove = append(remove, c.Path)
 		} else {
@@ -508,11 +511,12 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
+	docs := documents(files)
 	var p func(int)
 	if progress != nil {
-		p = func(done int) { progress(done, len(files)) }
+		p = func(done int) { progress(done, len(docs)) }
 	}
-	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), files)))
+	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), docs)))
 	if err := ix.Rebuild(ctx, string(head), records, p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
