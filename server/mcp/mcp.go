@@ -87,6 +87,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addGraphTools()
 	t.addWriteTools()
 	t.addFeedTools()
+	t.addClaimTools()
 	t.addResources()
 	return t.srv
 }
