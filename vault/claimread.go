@@ -57,7 +57,11 @@ func (c *Viewer) ClaimValue(ctx context.Context, q ClaimQuery) (*ClaimAnswer, er
 	if at.IsZero() {
 		at = time.Now()
 	}
-	claims, err := c.claimsAbout(ctx, key)
+	rd, err := c.v.claimReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	claims, err := c.claimsAbout(ctx, rd, key)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +145,12 @@ type ClaimHistory struct {
 func (c *Viewer) ClaimHistory(ctx context.Context, q ClaimQuery, id ledger.ClaimID) (*ClaimHistory, error) {
 	var claims []ledger.Claim
 	var key string
+	rd, err := c.v.claimReader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if id != "" {
-		cl, group, err := c.claimByID(ctx, id)
+		cl, group, err := c.claimByID(ctx, rd, id)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +160,7 @@ func (c *Viewer) ClaimHistory(ctx context.Context, q ClaimQuery, id ledger.Claim
 		if key, err = claimKeyArgs(q.Subject, q.Property, q.Scope); err != nil {
 			return nil, err
 		}
-		if claims, err = c.claimsAbout(ctx, key); err != nil {
+		if claims, err = c.claimsAbout(ctx, rd, key); err != nil {
 			return nil, err
 		}
 	}
@@ -175,10 +183,42 @@ const MaxNoteClaims = 50
 // from the note at p, in key order, at most limit, with whether each is fresh,
 // and how many there are in all. A note hidden from the viewer has none.
 func (c *Viewer) NoteClaims(ctx context.Context, p note.Path, limit int) ([]BoundClaim, int, error) {
+	rd, err := c.v.claimReader(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.noteClaims(ctx, rd, map[string][]ledger.Claim{}, p, limit)
+}
+
+// NotesClaims is NoteClaims for several notes (a page of search hits), reading
+// the claims tables as of one HEAD: the notes that have live claims, each with
+// at most limit of them.
+func (c *Viewer) NotesClaims(ctx context.Context, paths []note.Path, limit int) (map[note.Path][]BoundClaim, error) {
+	rd, err := c.v.claimReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string][]ledger.Claim{}
+	out := map[note.Path][]BoundClaim{}
+	for _, p := range paths {
+		cs, _, err := c.noteClaims(ctx, rd, groups, p, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(cs) > 0 {
+			out[p] = cs
+		}
+	}
+	return out, nil
+}
+
+// noteClaims is NoteClaims over rd, with groups caching the claims of each
+// subject, property and scope met.
+func (c *Viewer) noteClaims(ctx context.Context, rd claimReader, groups map[string][]ledger.Claim, p note.Path, limit int) ([]BoundClaim, int, error) {
 	if !note.IsNote(p) || IsNornPath(p) {
 		return nil, 0, nil
 	}
-	rows, err := c.v.claimRowsOf(ctx, tableClaimSource, []byte(string(p)+"\x00"))
+	rows, err := rd(ctx, tableClaimSource, []byte(string(p)+"\x00"))
 	if err != nil || len(rows) == 0 {
 		return nil, 0, err
 	}
@@ -186,7 +226,6 @@ func (c *Viewer) NoteClaims(ctx context.Context, p note.Path, limit int) ([]Boun
 	if err != nil {
 		return nil, 0, err
 	}
-	groups := map[string][]ledger.Claim{}
 	var out []BoundClaim
 	total := 0
 	for _, cl := range bound {
@@ -196,7 +235,7 @@ func (c *Viewer) NoteClaims(ctx context.Context, p note.Path, limit int) ([]Boun
 		key := cl.Key()
 		group, ok := groups[key]
 		if !ok {
-			if group, err = c.claimsAbout(ctx, key); err != nil {
+			if group, err = c.claimsAbout(ctx, rd, key); err != nil {
 				return nil, 0, err
 			}
 			groups[key] = group

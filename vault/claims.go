@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/norn-vault/norn/graph"
@@ -134,28 +135,34 @@ func (claimDeriver) ChangedRows(ctx context.Context, v *repo.Vault, from, to rep
 	return put, nil
 }
 
-// claimRowsOf returns the claims of table whose keys start with prefix, as of
-// HEAD: from the index once it has caught up, else (an index unusable or
-// locked by another process) derived from the claim files at HEAD.
-func (v *Vault) claimRowsOf(ctx context.Context, table string, prefix []byte) ([]graph.Row, error) {
+// claimReader reads the rows of a claims table whose keys start with a prefix,
+// as of one HEAD.
+type claimReader func(ctx context.Context, table string, prefix []byte) ([]graph.Row, error)
+
+// claimReader returns a reader of the claims tables as of HEAD: the index's once
+// it has caught up, else (an index unusable, or locked by another process) the
+// rows derived from the claim files at HEAD, read once.
+func (v *Vault) claimReader(ctx context.Context) (claimReader, error) {
 	x := v.Index
 	x.load()
-	if err := x.CatchUp(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	ix, _ := x.index()
+	if ix == nil || ix.Commit() != string(v.Head()) {
+		if err := x.CatchUp(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			x.log.Warn("catch up index", "err", err)
 		}
-		x.log.Warn("catch up index", "err", err)
+		ix, _ = x.index()
 	}
-	if ix, _ := x.index(); ix != nil && ix.Commit() == string(v.Head()) {
-		rows, err := ix.Rows(ctx, table, prefix)
-		if err == nil {
+	if ix != nil && ix.Commit() == string(v.Head()) {
+		return func(ctx context.Context, table string, prefix []byte) ([]graph.Row, error) {
+			rows, err := ix.Rows(ctx, table, prefix)
+			if err != nil {
+				return nil, x.checked(ix, err)
+			}
 			return rows, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		x.checked(ix, err)
-		x.log.Warn("read claims from the index; scanning the claims at HEAD", "err", err)
+		}, nil
 	}
 	files, head, err := v.Files(ctx, "")
 	if err != nil {
@@ -167,16 +174,23 @@ func (v *Vault) claimRowsOf(ctx context.Context, table string, prefix []byte) ([
 			claimFiles = append(claimFiles, f)
 		}
 	}
-	var out []graph.Row
+	var all []graph.Row
 	for r, err := range (claimDeriver{}).AllRows(ctx, v.repo, head, claimFiles) {
 		if err != nil {
 			return nil, err
 		}
-		if r.Table == table && bytes.HasPrefix(r.Key, prefix) {
-			out = append(out, r)
-		}
+		all = append(all, r)
 	}
-	return out, nil
+	slices.SortFunc(all, func(a, b graph.Row) int { return bytes.Compare(a.Key, b.Key) })
+	return func(ctx context.Context, table string, prefix []byte) ([]graph.Row, error) {
+		var out []graph.Row
+		for _, r := range all {
+			if r.Table == table && bytes.HasPrefix(r.Key, prefix) {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}, nil
 }
 
 // claimsOf decodes rows of claims.key or claims.source.
@@ -194,8 +208,8 @@ func claimsOf(rows []graph.Row) ([]ledger.Claim, error) {
 
 // claimsAbout returns every claim about one subject, property and scope the
 // viewer may see (visibleClaims).
-func (c *Viewer) claimsAbout(ctx context.Context, key string) ([]ledger.Claim, error) {
-	rows, err := c.v.claimRowsOf(ctx, tableClaimKey, []byte(key+"\x00"))
+func (c *Viewer) claimsAbout(ctx context.Context, rd claimReader, key string) ([]ledger.Claim, error) {
+	rows, err := rd(ctx, tableClaimKey, []byte(key+"\x00"))
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +222,8 @@ func (c *Viewer) claimsAbout(ctx context.Context, key string) ([]ledger.Claim, e
 
 // claimByID returns the claim id and every claim about its subject, property and
 // scope the viewer may see; a claim the viewer may not see is not found.
-func (c *Viewer) claimByID(ctx context.Context, id ledger.ClaimID) (*ledger.Claim, []ledger.Claim, error) {
-	rows, err := c.v.claimRowsOf(ctx, tableClaimID, []byte(id))
+func (c *Viewer) claimByID(ctx context.Context, rd claimReader, id ledger.ClaimID) (*ledger.Claim, []ledger.Claim, error) {
+	rows, err := rd(ctx, tableClaimID, []byte(id))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,7 +231,7 @@ func (c *Viewer) claimByID(ctx context.Context, id ledger.ClaimID) (*ledger.Clai
 		if string(r.Key) != string(id) {
 			continue
 		}
-		group, err := c.claimsAbout(ctx, string(r.Value))
+		group, err := c.claimsAbout(ctx, rd, string(r.Value))
 		if err != nil {
 			return nil, nil, err
 		}

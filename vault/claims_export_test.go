@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/note"
 )
 
 // ClaimTables are the claims tables' names, for tests.
@@ -18,4 +19,15 @@ func (x *Indexer) IndexRows(ctx context.Context, table string) ([]graph.Row, err
 		return nil, nil
 	}
 	return ix.Rows(ctx, table, nil)
+}
+
+// IndexResolves reports whether a wikilink naming the file p resolves in the
+// open index (an attachment or note it holds).
+func (x *Indexer) IndexResolves(p note.Path) bool {
+	ix, _ := x.index()
+	if ix == nil {
+		return false
+	}
+	r, err := ix.Resolve("", note.Link{Kind: note.LinkWiki, Target: string(p)})
+	return err == nil && r.Status == graph.LinkResolved
 }

@@ -97,7 +97,11 @@ func (v *Vault) retractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dr
 	if err != nil {
 		return nil, err
 	}
-	old, _, err := c.claimByID(ctx, id)
+	rd, err := v.claimReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old, _, err := c.claimByID(ctx, rd, id)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +161,11 @@ func clipSubject(s string) string {
 // viewer, is about the same subject, property and scope, and nothing it sees
 // supersedes it already (supersede the newer claim instead).
 func (c *Viewer) checkSupersedes(ctx context.Context, cl *ledger.Claim) error {
-	old, group, err := c.claimByID(ctx, cl.Supersedes)
+	rd, err := c.v.claimReader(ctx)
+	if err != nil {
+		return err
+	}
+	old, group, err := c.claimByID(ctx, rd, cl.Supersedes)
 	if err != nil {
 		return err
 	}

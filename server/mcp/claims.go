@@ -237,3 +237,56 @@ func (t *mcpTools) claimHistory(ctx context.Context, c *caller, in ClaimHistoryA
 	}
 	return out, nil
 }
+
+// NoteClaim is a live claim read from a note, as read_note and search hits carry
+// it: what it says, the revision it read and whether the note is still at it.
+type NoteClaim struct {
+	ID       ledger.ClaimID `json:"id"`
+	Subject  string         `json:"subject"`
+	Property string         `json:"property"`
+	Scope    string         `json:"scope"`
+	Value    string         `json:"value"`
+	Revision repo.Revision  `json:"revision" jsonschema:"the note's revision the claim read"`
+	Fresh    bool           `json:"fresh" jsonschema:"the note is still at that revision (else claim_value abstains: re-read and assert again)"`
+}
+
+// maxHitClaims bounds the claims a search hit carries.
+const maxHitClaims = 5
+
+func noteClaims(bs []vault.BoundClaim) []NoteClaim {
+	out := make([]NoteClaim, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, NoteClaim{ID: b.ID, Subject: b.Subject, Property: b.Property, Scope: b.Scope, Value: b.Value,
+			Revision: b.Source.Revision, Fresh: b.Fresh})
+	}
+	return out
+}
+
+// readClaims adds to out the live claims read from its note (a read at HEAD).
+func (c *caller) readClaims(ctx context.Context, out *ReadNoteResult) error {
+	cs, total, err := c.NoteClaims(ctx, out.Path, vault.MaxNoteClaims)
+	if err != nil || total == 0 {
+		return err
+	}
+	out.Claims, out.ClaimsTotal = noteClaims(cs), total
+	return nil
+}
+
+// hitClaims adds to each hit the live claims read from its note, at most
+// maxHitClaims each.
+func (c *caller) hitClaims(ctx context.Context, hits []SearchHit) error {
+	paths := make([]note.Path, len(hits))
+	for i, h := range hits {
+		paths[i] = h.Path
+	}
+	m, err := c.NotesClaims(ctx, paths, maxHitClaims)
+	if err != nil {
+		return err
+	}
+	for i := range hits {
+		if cs := m[hits[i].Path]; len(cs) > 0 {
+			hits[i].Claims = noteClaims(cs)
+		}
+	}
+	return nil
+}

@@ -41,6 +41,17 @@ func TestMCP_Claims(t *testing.T) {
 	if val.Status != ledger.StatusCurrent || val.Value != "team-a" || len(val.Claims) != 1 || val.Claims[0].ID != a.Claim.ID {
 		t.Fatalf("claim_value: %+v", val)
 	}
+	// read_note and search hits carry the live claims read from the note.
+	var rn mcp.ReadNoteResult
+	testmcp.MustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/payments.md"}, &rn)
+	if rn.ClaimsTotal != 1 || len(rn.Claims) != 1 || rn.Claims[0].ID != a.Claim.ID || !rn.Claims[0].Fresh || rn.Claims[0].Value != "team-a" {
+		t.Fatalf("read_note claims: %+v", rn)
+	}
+	var sr mcp.SearchResult
+	testmcp.MustCall(t, c, ctx, "search", map[string]any{"query": "payments owned"}, &sr)
+	if len(sr.Hits) == 0 || sr.Hits[0].Path != "tech/payments.md" || len(sr.Hits[0].Claims) != 1 || !sr.Hits[0].Claims[0].Fresh {
+		t.Fatalf("search hit claims: %+v", sr.Hits)
+	}
 	args := claimArgs("team-b")
 	args["supersedes"] = string(a.Claim.ID)
 	var b mcp.ClaimWriteResult
@@ -55,9 +66,23 @@ func TestMCP_Claims(t *testing.T) {
 	if val.Status != ledger.StatusUnknown || val.Value != "" {
 		t.Fatalf("after retraction: %+v", val)
 	}
+	rn = mcp.ReadNoteResult{}
+	testmcp.MustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/payments.md"}, &rn)
+	if rn.ClaimsTotal != 0 || len(rn.Claims) != 0 {
+		t.Fatalf("read_note after the chain was retracted: %+v", rn.Claims)
+	}
+	// A stale claim shows as such on the note.
+	testmcp.MustCall(t, c, ctx, "assert_claim", claimArgs("team-c"), nil)
+	testmcp.MustCall(t, c, ctx, "edit_note", map[string]any{"path": "tech/payments.md", "op": "append", "content": "Now team D.\n",
+		"expected_revision": string(v.Revision("tech/payments.md"))}, nil)
+	rn = mcp.ReadNoteResult{}
+	testmcp.MustCall(t, c, ctx, "read_note", map[string]any{"path": "tech/payments.md"}, &rn)
+	if len(rn.Claims) != 1 || rn.Claims[0].Fresh || rn.Claims[0].Value != "team-c" {
+		t.Fatalf("read_note after an edit: %+v", rn.Claims)
+	}
 	var h mcp.ClaimHistoryResult
 	testmcp.MustCall(t, c, ctx, "claim_history", map[string]any{"id": string(a.Claim.ID)}, &h)
-	if len(h.Claims) != 3 || h.Claims[0].ID != a.Claim.ID || len(h.Claims[0].SupersededBy) != 1 || h.Claims[0].SupersededBy[0] != b.Claim.ID ||
+	if len(h.Claims) != 4 || h.Claims[0].ID != a.Claim.ID || len(h.Claims[0].SupersededBy) != 1 || h.Claims[0].SupersededBy[0] != b.Claim.ID ||
 		h.Claims[2].Live == nil || !*h.Claims[2].Live || *h.Claims[0].Live {
 		t.Fatalf("claim_history: %+v", h)
 	}

@@ -137,6 +137,10 @@ type ReadNoteResult struct {
 	Notice    string        `json:"notice,omitempty"`
 	// ResolvedFrom is the name given when it was resolved to Path.
 	ResolvedFrom string `json:"resolved_from,omitempty"`
+	// Claims are the live claims read from the note (a read at HEAD), at most
+	// 50, each fresh or not; ClaimsTotal counts them all.
+	Claims      []NoteClaim `json:"claims,omitempty" jsonschema:"the live claims read from this note, each fresh or stale"`
+	ClaimsTotal int         `json:"claims_total,omitempty"`
 }
 
 func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*ReadNoteResult, error) {
@@ -176,6 +180,11 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 	}
 	if perr == nil {
 		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)
+	}
+	if in.At == "" {
+		if err := c.readClaims(ctx, out); err != nil {
+			return nil, err
+		}
 	}
 	body := blob.Content
 	var headings []*note.Heading

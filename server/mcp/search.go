@@ -38,6 +38,8 @@ type SearchHit struct {
 	// they link here) added to the score: the linking line holding the most
 	// query words, and its note.
 	Inbound *SearchInbound `json:"inbound,omitempty"`
+	// Claims are the live claims read from the note, at most 5, each fresh or not.
+	Claims []NoteClaim `json:"claims,omitempty"`
 }
 
 // SearchInbound is a line of another note that links to a hit.
@@ -124,6 +126,11 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 			sh.Inbound = &SearchInbound{From: in.From, Line: in.Text}
 		}
 		out.Hits = append(out.Hits, sh)
+	}
+	if first.IndexCommit != "" { // a degraded scan's hits carry no claims: reading them would scan too
+		if err := c.hitClaims(ctx, out.Hits); err != nil {
+			return nil, err
+		}
 	}
 	if more && in.Offset+len(hits) <= maxSearchOffset {
 		out.NextOffset = in.Offset + len(hits)
