@@ -25,6 +25,7 @@ type claimFile struct {
 	Supersedes string      `yaml:"supersedes,omitempty"`
 	AssertedBy authorFile  `yaml:"asserted_by"`
 	AssertedAt string      `yaml:"asserted_at"`
+	Private    bool        `yaml:"private,omitempty"`
 }
 
 type sourceFile struct {
@@ -45,7 +46,8 @@ func EncodeClaim(c *Claim) ([]byte, error) {
 	}
 	f := claimFile{ID: string(c.ID), Kind: string(c.Kind), Subject: c.Subject, Property: c.Property, Scope: c.Scope,
 		Value: c.Value, ValidFrom: stamp(c.ValidFrom), ValidTo: stamp(c.ValidTo), Supersedes: string(c.Supersedes),
-		AssertedBy: authorFile{Name: c.AssertedBy.Name, Email: c.AssertedBy.Email}, AssertedAt: stamp(c.AssertedAt)}
+		AssertedBy: authorFile{Name: c.AssertedBy.Name, Email: c.AssertedBy.Email}, AssertedAt: stamp(c.AssertedAt),
+		Private: c.Private}
 	if c.Source != (Source{}) {
 		f.Source = &sourceFile{Path: string(c.Source.Path), Revision: string(c.Source.Revision)}
 	}
@@ -142,6 +144,8 @@ func (d *claimDecoder) decode(b []byte) *Claim {
 			c.ValidTo = d.time(v, key)
 		case "asserted_at":
 			c.AssertedAt = d.time(v, key)
+		case "private":
+			c.Private = d.bool(v, key)
 		case "source":
 			d.mapping(v, key, func(k string, v *yaml.Node) {
 				switch k {
@@ -161,7 +165,7 @@ func (d *claimDecoder) decode(b []byte) *Claim {
 				}
 			}, "name", "email")
 		}
-	}, "id", "kind", "subject", "property", "scope", "value", "source", "valid_from", "valid_to", "supersedes", "asserted_by", "asserted_at")
+	}, "id", "kind", "subject", "property", "scope", "value", "source", "valid_from", "valid_to", "supersedes", "asserted_by", "asserted_at", "private")
 	return c
 }
 
@@ -233,6 +237,19 @@ func (d *claimDecoder) text(n *yaml.Node, field string) string {
 		return ""
 	}
 	return n.Value
+}
+
+// bool is the scalar n as true or false (a null is false).
+func (d *claimDecoder) bool(n *yaml.Node, field string) bool {
+	switch s := d.text(n, field); s {
+	case "", "false":
+		return false
+	case "true":
+		return true
+	default:
+		d.add(n.Line, RuleSyntax, field, "%q: want true or false", clip(s))
+		return false
+	}
 }
 
 // time is the scalar n as an RFC 3339 time ("" is the zero time).

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
@@ -17,10 +16,12 @@ import (
 )
 
 // ClaimID names one claim record. It is 26 characters of lowercase base32
-// (a-z, 2-7): 130 bits of a SHA-256 over 16 random bytes, the asserter and the
-// moment of assertion, so two agents on two machines never draw the same one;
-// and a claim's file is created exclusively, so a collision would be refused,
-// never an overwrite.
+// (a-z, 2-7): 130 bits of a SHA-256 over the whole claim — its asserter, the
+// nanosecond of assertion and everything it says (NewClaimID) — so two distinct
+// claims, from two agents or two machines, never get the same id; the same
+// claim made twice at the same nanosecond by the same agent would, and its
+// file is created exclusively, so the second write is refused, never an
+// overwrite.
 type ClaimID string
 
 // claimIDLen is the length of a ClaimID.
@@ -67,6 +68,10 @@ type Claim struct {
 	Supersedes ClaimID     `json:"supersedes,omitempty"`
 	AssertedBy repo.Author `json:"asserted_by"`
 	AssertedAt time.Time   `json:"asserted_at"`
+	// Private: the claim was read from a private note (or retracts such a
+	// claim), so the record is private as the note is: a reader without the
+	// private scope learns nothing of it (the vault's privacy rule).
+	Private bool `json:"private,omitempty"`
 }
 
 // Limits of the claims profile.
@@ -80,16 +85,18 @@ const (
 	MaxClaimBytes = 16 << 10
 )
 
-// NewClaimID draws a fresh claim id for an assertion by who at at.
-func NewClaimID(who repo.Author, at time.Time) ClaimID {
-	var nonce [16]byte
-	rand.Read(nonce[:]) // never fails (crypto/rand)
+// NewClaimID is the id of c: a digest of every field but the id, so it depends
+// on nothing but the claim (a dry run and the write give the same id).
+func NewClaimID(c *Claim) ClaimID {
 	h := sha256.New()
-	h.Write(nonce[:])
+	for _, f := range []string{string(c.Kind), c.Subject, c.Property, c.Scope, c.Value, string(c.Source.Path),
+		string(c.Source.Revision), stamp(c.ValidFrom), stamp(c.ValidTo), string(c.Supersedes), c.AssertedBy.Name, c.AssertedBy.Email,
+		fmt.Sprint(c.Private)} {
+		fmt.Fprintf(h, "%d:%s\x00", len(f), f)
+	}
 	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], uint64(at.UnixNano()))
+	binary.BigEndian.PutUint64(ts[:], uint64(c.AssertedAt.UnixNano()))
 	h.Write(ts[:])
-	fmt.Fprintf(h, "%s\x00%s", who.Name, who.Email)
 	return ClaimID(idEncoding.EncodeToString(h.Sum(nil))[:claimIDLen])
 }
 

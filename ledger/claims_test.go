@@ -45,17 +45,34 @@ func TestClaim_RoundTrip(t *testing.T) {
 	}
 }
 
-func TestNewClaimID_Distinct(t *testing.T) {
-	seen := map[ledger.ClaimID]bool{}
-	for range 1000 {
-		id := ledger.NewClaimID(repo.Author{Name: "a"}, t0) // same agent, same instant
+func TestNewClaimID(t *testing.T) {
+	seen := map[ledger.ClaimID]string{}
+	base := sample("")
+	vary := map[string]func(c *ledger.Claim){
+		"same":     func(c *ledger.Claim) {},
+		"agent":    func(c *ledger.Claim) { c.AssertedBy.Name = "agent-b" },
+		"email":    func(c *ledger.Claim) { c.AssertedBy.Email = "b@example.com" },
+		"instant":  func(c *ledger.Claim) { c.AssertedAt = c.AssertedAt.Add(time.Nanosecond) },
+		"value":    func(c *ledger.Claim) { c.Value = "team-b" },
+		"scope":    func(c *ledger.Claim) { c.Scope = "dev" },
+		"boundary": func(c *ledger.Claim) { c.Subject, c.Property = "paymentso", "wner" }, // the fields are length-prefixed
+		"source":   func(c *ledger.Claim) { c.Source.Revision = repo.Revision(strings.Repeat("cd", 20)) },
+		"window":   func(c *ledger.Claim) { c.ValidTo = t0 },
+	}
+	for name, f := range vary {
+		c := base
+		f(&c)
+		id := ledger.NewClaimID(&c)
 		if _, err := ledger.ParseClaimID(string(id)); err != nil {
 			t.Fatal(err)
 		}
-		if seen[id] {
-			t.Fatalf("id %s drawn twice", id)
+		if other, dup := seen[id]; dup {
+			t.Fatalf("%s and %s share id %s", name, other, id)
 		}
-		seen[id] = true
+		seen[id] = name
+	}
+	if a, b := ledger.NewClaimID(&base), ledger.NewClaimID(ptr(base)); a != b {
+		t.Fatalf("the same claim: %s and %s", a, b)
 	}
 }
 

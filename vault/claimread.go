@@ -229,7 +229,7 @@ func (c *Viewer) noteClaims(ctx context.Context, rd claimReader, groups map[stri
 	var out []BoundClaim
 	total := 0
 	for _, cl := range bound {
-		if !c.sourceVisible(ctx, cl.Source) {
+		if !c.all && (cl.Private || !c.sourceVisible(ctx, cl.Source)) {
 			continue
 		}
 		key := cl.Key()

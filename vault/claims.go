@@ -247,14 +247,12 @@ func (c *Viewer) claimByID(ctx context.Context, rd claimReader, id ledger.ClaimI
 // visibleClaims keeps the claims of one subject, property and scope the viewer
 // may see: an assertion whose source it may see (sourceVisible), a retraction
 // of a claim it may see. A superseded claim hidden from it leaves no trace: the
-// supersedes of a claim it sees is blanked.
+// supersedes of a claim it sees is blanked, as is one naming no claim at all
+// (a file removed outside Norn), so that both read alike.
 func (c *Viewer) visibleClaims(ctx context.Context, all []ledger.Claim) []ledger.Claim {
-	if c.all {
-		return all
-	}
 	seen := map[ledger.ClaimID]bool{}
 	for _, cl := range all {
-		if cl.Kind == ledger.KindAssertion && c.sourceVisible(ctx, cl.Source) {
+		if cl.Kind == ledger.KindAssertion && (c.all || !cl.Private && c.sourceVisible(ctx, cl.Source)) {
 			seen[cl.ID] = true
 		}
 	}
@@ -262,7 +260,7 @@ func (c *Viewer) visibleClaims(ctx context.Context, all []ledger.Claim) []ledger
 	for changed := true; changed; {
 		changed = false
 		for _, cl := range all {
-			if cl.Kind == ledger.KindRetraction && !seen[cl.ID] && seen[cl.Supersedes] {
+			if cl.Kind == ledger.KindRetraction && !seen[cl.ID] && seen[cl.Supersedes] && (c.all || !cl.Private) {
 				seen[cl.ID], changed = true, true
 			}
 		}

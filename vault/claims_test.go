@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -357,6 +358,23 @@ func TestVault_ClaimPrivacy(t *testing.T) {
 	}
 	if cs, n, err := vw.NoteClaims(ctx, "personal-notes/diary.md", 10); err != nil || n != 0 || len(cs) != 0 {
 		t.Fatalf("agent note claims: %v %d", err, n)
+	}
+	// The record is private as its source is: its commit (whose subject names
+	// the value) is not in the agent's history.
+	if !strings.Contains(testvault.HeadBytes(t, v, string(secret.Path)), "\nprivate: true\n") {
+		t.Fatalf("the record of a claim on a private note is not marked private:\n%s", testvault.HeadBytes(t, v, string(secret.Path)))
+	}
+	log, _, err := vw.VisibleLog(ctx, "", 0, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ci := range log {
+		if strings.Contains(ci.Subject, "team-z") || slices.Contains(ci.Paths, secret.Path) {
+			t.Fatalf("the agent's history shows the private claim: %+v", ci)
+		}
+	}
+	if v.PublicAt(ctx, secret.Path, v.Revision(secret.Path)) {
+		t.Fatal("the feed's rule calls the private claim public")
 	}
 	if _, err := v.RetractClaim(ctx, agentA, secret.Claim.ID, false); !errors.Is(err, repo.ErrNotFound) {
 		t.Fatalf("agent retracts a hidden claim: %v", err)

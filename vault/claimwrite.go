@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
@@ -71,7 +72,8 @@ func (v *Vault) assertClaim(ctx context.Context, a Actor, r ClaimRequest) (*Clai
 		return nil, err
 	}
 	cl := ledger.Claim{Kind: ledger.KindAssertion, Subject: r.Subject, Property: r.Property, Scope: r.Scope,
-		Value: r.Value, Source: src, ValidFrom: r.ValidFrom.UTC(), ValidTo: r.ValidTo.UTC(), Supersedes: r.Supersedes}
+		Value: r.Value, Source: src, ValidFrom: r.ValidFrom.UTC(), ValidTo: r.ValidTo.UTC(), Supersedes: r.Supersedes,
+		Private: v.sourcePrivate(ctx, c.cfg, src)}
 	if r.ValidFrom.IsZero() {
 		cl.ValidFrom = time.Time{}
 	}
@@ -105,7 +107,8 @@ func (v *Vault) retractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dr
 	if err != nil {
 		return nil, err
 	}
-	cl := ledger.Claim{Kind: ledger.KindRetraction, Subject: old.Subject, Property: old.Property, Scope: old.Scope, Supersedes: id}
+	cl := ledger.Claim{Kind: ledger.KindRetraction, Subject: old.Subject, Property: old.Property, Scope: old.Scope, Supersedes: id,
+		Private: old.Private || v.sourcePrivate(ctx, c.cfg, old.Source)}
 	return v.writeClaim(ctx, a, c, cl, time.Time{}, dryRun)
 }
 
@@ -116,7 +119,7 @@ func (v *Vault) writeClaim(ctx context.Context, a Actor, c *Viewer, cl ledger.Cl
 		now = time.Now()
 	}
 	cl.AssertedBy, cl.AssertedAt = a.Author, now.UTC().Round(0)
-	cl.ID = ledger.NewClaimID(a.Author, now)
+	cl.ID = ledger.NewClaimID(&cl)
 	if cl.Supersedes != "" {
 		if err := c.checkSupersedes(ctx, &cl); err != nil {
 			return nil, err
@@ -201,8 +204,9 @@ func (c *Viewer) bindSource(ctx context.Context, p note.Path, at string) (ledger
 		}
 		return ledger.Source{Path: p, Revision: rev}, nil
 	}
+	noRevision := missingf(p, "%s has no revision %s: give one of its revisions (history lists them) or a commit at which it existed", p, at)
 	if c.v.Revision(p) != "" && !c.Visible(ctx, p) {
-		return ledger.Source{}, errNoNote(p)
+		return ledger.Source{}, noRevision // as for a note that never was
 	}
 	var rev repo.Revision
 	if IsRevision(at) {
@@ -218,14 +222,33 @@ func (c *Viewer) bindSource(ctx context.Context, p note.Path, at string) (ledger
 		b, err := c.v.Read(ctx, p, at)
 		if err != nil {
 			if errors.Is(err, repo.ErrNotFound) || errors.Is(err, repo.ErrInvalid) {
-				return ledger.Source{}, missingf(p, "%s has no revision %s: give one of its revisions (history lists them) or a commit at which it existed", p, at)
+				return ledger.Source{}, noRevision
 			}
 			return ledger.Source{}, err
 		}
 		rev = b.Revision
 	}
 	if !c.VisibleAt(ctx, p, rev) {
-		return ledger.Source{}, missingf(p, "%s has no revision %s: give one of its revisions (history lists them) or a commit at which it existed", p, at)
+		return ledger.Source{}, noRevision
 	}
 	return ledger.Source{Path: p, Revision: rev}, nil
+}
+
+// sourcePrivate reports whether a claim's source is private (notePrivate): the
+// revision it read, or the note at HEAD. Bytes that cannot be read count as
+// private (fail closed).
+func (v *Vault) sourcePrivate(ctx context.Context, cfg config.Config, s ledger.Source) bool {
+	if s.Path == "" {
+		return false
+	}
+	for _, rev := range []repo.Revision{s.Revision, v.Revision(s.Path)} {
+		if rev == "" {
+			continue
+		}
+		b, err := v.ReadRevision(ctx, rev)
+		if err != nil || notePrivate(cfg, s.Path, b, nil, nil) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -87,6 +88,8 @@ func (c *Viewer) changeVisible(ctx context.Context, ch repo.FileChange, reads *i
 	switch {
 	case c.Config().IsPrivate(ch.Path, nil):
 		return false
+	case ledger.IsClaimPath(ch.Path):
+		return c.VisibleAt(ctx, ch.Path, rev)
 	case !note.IsNote(ch.Path):
 		return true
 	case c.v.Revision(ch.Path) == rev:
