@@ -101,14 +101,14 @@ func TestVault_ClaimChain(t *testing.T) {
 	if v.Head() != head {
 		t.Fatal("a refused claim moved HEAD")
 	}
-	rt, err := v.RetractClaim(context.Background(), agentB, c.Claim.ID, false)
+	rt, err := v.RetractClaim(context.Background(), agentB, vault.RetractRequest{ID: c.Claim.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ans := value(t, v, agentA, payOwner); ans.Status != ledger.StatusUnknown || ans.Value != "" || !reflect.DeepEqual(ids(ans.Claims), []ledger.ClaimID{rt.Claim.ID}) {
 		t.Fatalf("after the retraction: %+v", ans)
 	}
-	if _, err := v.RetractClaim(context.Background(), agentB, c.Claim.ID, false); !errors.Is(err, repo.ErrInvalid) {
+	if _, err := v.RetractClaim(context.Background(), agentB, vault.RetractRequest{ID: c.Claim.ID}); !errors.Is(err, repo.ErrInvalid) {
 		t.Fatalf("retracting twice: %v", err)
 	}
 	vw, _ := v.Viewer(context.Background(), agentA)
@@ -285,7 +285,7 @@ func TestVault_ClaimBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := v.RetractClaim(ctx, agentA, "aaaaaaaaaaaaaaaaaaaaaaaaaa", false); errcode.Classify(err) != errcode.NotFound {
+	if _, err := v.RetractClaim(ctx, agentA, vault.RetractRequest{ID: "aaaaaaaaaaaaaaaaaaaaaaaaaa"}); errcode.Classify(err) != errcode.NotFound {
 		t.Fatalf("retract unknown: %v", err)
 	}
 	vw, _ := v.Viewer(ctx, agentA)
@@ -376,7 +376,7 @@ func TestVault_ClaimPrivacy(t *testing.T) {
 	if v.PublicAt(ctx, secret.Path, v.Revision(secret.Path)) {
 		t.Fatal("the feed's rule calls the private claim public")
 	}
-	if _, err := v.RetractClaim(ctx, agentA, secret.Claim.ID, false); !errors.Is(err, repo.ErrNotFound) {
+	if _, err := v.RetractClaim(ctx, agentA, vault.RetractRequest{ID: secret.Claim.ID}); !errors.Is(err, repo.ErrNotFound) {
 		t.Fatalf("agent retracts a hidden claim: %v", err)
 	}
 	// A public claim superseding the hidden one does not reveal it.
@@ -411,7 +411,7 @@ func TestVault_ClaimsRebuildEqualsIncremental(t *testing.T) {
 	r.Supersedes = a.Claim.ID
 	b := assert(t, v, agentB, r)
 	assert(t, v, agentA, vault.ClaimRequest{Subject: "search", Property: "owner", Scope: "prod", Value: "team-s", Source: "tech/search.md"})
-	if _, err := v.RetractClaim(ctx, agentA, b.Claim.ID, false); err != nil {
+	if _, err := v.RetractClaim(ctx, agentA, vault.RetractRequest{ID: b.Claim.ID}); err != nil {
 		t.Fatal(err)
 	}
 	assert(t, v, owner, vault.ClaimRequest{Subject: "diary", Property: "mood", Scope: "me", Value: "ok", Source: "personal-notes/diary.md"})

@@ -83,18 +83,27 @@ func (v *Vault) assertClaim(ctx context.Context, a Actor, r ClaimRequest) (*Clai
 	return v.writeClaim(ctx, a, c, cl, r.Now, r.DryRun)
 }
 
-// RetractClaim supersedes the claim id with a retraction (a tombstone): the
+// RetractRequest retracts the claim ID.
+type RetractRequest struct {
+	ID ledger.ClaimID
+	// DryRun checks everything and writes nothing.
+	DryRun bool
+	// Now is the moment of retraction (zero: the clock).
+	Now time.Time
+}
+
+// RetractClaim supersedes the claim r.ID with a retraction (a tombstone): the
 // value is unknown from then on, and nothing is deleted. The claim must exist
 // for a and not be superseded already.
-func (v *Vault) RetractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dryRun bool) (*ClaimWrite, error) {
-	w, err := v.retractClaim(ctx, a, id, dryRun)
+func (v *Vault) RetractClaim(ctx context.Context, a Actor, r RetractRequest) (*ClaimWrite, error) {
+	w, err := v.retractClaim(ctx, a, r.ID, r.DryRun, r.Now)
 	if err != nil {
-		return nil, fmt.Errorf("retract claim %s: %w", id, err)
+		return nil, fmt.Errorf("retract claim %s: %w", r.ID, err)
 	}
 	return w, nil
 }
 
-func (v *Vault) retractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dryRun bool) (*ClaimWrite, error) {
+func (v *Vault) retractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dryRun bool, now time.Time) (*ClaimWrite, error) {
 	c, err := v.Viewer(ctx, a)
 	if err != nil {
 		return nil, err
@@ -109,7 +118,7 @@ func (v *Vault) retractClaim(ctx context.Context, a Actor, id ledger.ClaimID, dr
 	}
 	cl := ledger.Claim{Kind: ledger.KindRetraction, Subject: old.Subject, Property: old.Property, Scope: old.Scope, Supersedes: id,
 		Private: old.Private || v.sourcePrivate(ctx, c.cfg, old.Source)}
-	return v.writeClaim(ctx, a, c, cl, time.Time{}, dryRun)
+	return v.writeClaim(ctx, a, c, cl, now, dryRun)
 }
 
 // writeClaim checks cl's supersession, gives it an id and its asserter, and

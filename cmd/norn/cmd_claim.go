@@ -98,7 +98,7 @@ func runClaimRetract(ctx context.Context, e *env, g *globals, args []string) err
 		return err
 	}
 	defer v.Close()
-	res, err := v.RetractClaim(ctx, cliActor(v, &w), id, *dry)
+	res, err := v.RetractClaim(ctx, cliActor(v, &w), vault.RetractRequest{ID: id, DryRun: *dry})
 	return printClaimWrite(e, g, res, err, *dry)
 }
 

@@ -157,7 +157,7 @@ func (t *mcpTools) retractClaim(ctx context.Context, c *caller, in RetractClaimA
 	if err != nil {
 		return nil, err
 	}
-	w, err := t.v.RetractClaim(ctx, c.p.Actor(), id, in.DryRun)
+	w, err := t.v.RetractClaim(ctx, c.p.Actor(), vault.RetractRequest{ID: id, DryRun: in.DryRun, Now: t.now()})
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +187,9 @@ func (t *mcpTools) claimValue(ctx context.Context, c *caller, in ClaimValueArgs)
 	at, err := timeArg("at", in.At)
 	if err != nil {
 		return nil, err
+	}
+	if at.IsZero() {
+		at = t.now()
 	}
 	ans, err := c.ClaimValue(ctx, vault.ClaimQuery{Subject: in.Subject, Property: in.Property, Scope: in.Scope, At: at})
 	if err != nil {
