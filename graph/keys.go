@@ -29,9 +29,10 @@ import (
 //	   and <term>\x02 (from private notes); the s/d/ record and s/m/stats carry
 //	   the two inbound lengths.
 //	7  the ledger's derived tables (r/<table> rows): the archive catalog (r/archive,
-//	   one row per note archived and not back at HEAD) and registered summaries
-//	   (r/synthesis…); files under .norn/ are no longer held as attachments. An
-//	   index of version 6 lacks them.
+//	   one row per note archived and not back at HEAD), registered summaries
+//	   (r/synthesis…) and claims (r/claims.key, claims.source, claims.id); files
+//	   under .norn/ are no longer held as attachments. An index of version 6 lacks
+//	   them.
 //
 // The format record's privacy part also names the private tags when there are
 // any (";privatetags=…" after the folders): an index without private tags keeps

@@ -47,7 +47,8 @@ const maxPathBytes = 1024
 // sources given for one, break its format's rules. Every decoding error wraps it.
 var ErrInvalidRegistration = errors.New("invalid synthesis registration")
 
-// Source is one source of a summary: a note and the revision it was read at.
+// Source is a note and the revision (blob id) it was read at: a claim's source,
+// or one source of a summary.
 type Source struct {
 	Path     note.Path     `yaml:"path" json:"path"`
 	Revision repo.Revision `yaml:"revision" json:"revision"`

@@ -11,7 +11,7 @@ import (
 // and encodes back to bytes that decode to the same registration, or fail with
 // ErrInvalidRegistration; nothing panics.
 func FuzzDecodeRegistration(f *testing.F) {
-	r, _ := ledger.NewRegistration("tech/top.md", []ledger.Source{{Path: "a.md", Revision: rev(1)}, {Path: "b/c.md", Revision: rev(2)}})
+	r, _ := ledger.NewRegistration("tech/top.md", []ledger.Source{{Path: "a.md", Revision: srcRev(1)}, {Path: "b/c.md", Revision: srcRev(2)}})
 	good, _ := ledger.EncodeRegistration(r)
 	for _, s := range []string{string(good), "", "summary: a.md\n", "summary: &a a.md\nsources: *a\n",
 		"summary: a.md\nsources:\n  - {path: b.md, revision: 0000000000000000000000000000000000000001}\n",

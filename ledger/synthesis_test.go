@@ -11,12 +11,12 @@ import (
 	"github.com/norn-vault/norn/repo"
 )
 
-func rev(i int) repo.Revision { return repo.Revision(fmt.Sprintf("%040x", i)) }
+func srcRev(i int) repo.Revision { return repo.Revision(fmt.Sprintf("%040x", i)) }
 
 func TestRegistration_RoundTrip(t *testing.T) {
 	r, err := ledger.NewRegistration("tech/top.md", []ledger.Source{
-		{Path: "z/last.md", Revision: rev(2)},
-		{Path: "a/first one.md", Revision: rev(1)},
+		{Path: "z/last.md", Revision: srcRev(2)},
+		{Path: "a/first one.md", Revision: srcRev(1)},
 		{Path: "true.md", Revision: repo.Revision(strings.Repeat("1", 39) + "e")},
 	})
 	if err != nil {
@@ -45,7 +45,7 @@ func TestRegistration_RoundTrip(t *testing.T) {
 func TestRegistration_Check(t *testing.T) {
 	many := make([]ledger.Source, ledger.MaxSources+1)
 	for i := range many {
-		many[i] = ledger.Source{Path: note.Path(fmt.Sprintf("s/%02d.md", i)), Revision: rev(i)}
+		many[i] = ledger.Source{Path: note.Path(fmt.Sprintf("s/%02d.md", i)), Revision: srcRev(i)}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -55,13 +55,13 @@ func TestRegistration_Check(t *testing.T) {
 	}{
 		{"none", "a.md", nil, "no sources"},
 		{"33", "a.md", many, "33 sources"},
-		{"self", "a.md", []ledger.Source{{Path: "a.md", Revision: rev(1)}}, "summary itself"},
-		{"twice", "a.md", []ledger.Source{{Path: "b.md", Revision: rev(1)}, {Path: "b.md", Revision: rev(1)}}, "named twice"},
-		{"not a note", "a.md", []ledger.Source{{Path: "img/b.png", Revision: rev(1)}}, "not a Markdown note"},
-		{"norn file", "a.md", []ledger.Source{{Path: ".norn/x.md", Revision: rev(1)}}, "Norn's own"},
-		{"dotdot", "a.md", []ledger.Source{{Path: "../b.md", Revision: rev(1)}}, "clean relative"},
+		{"self", "a.md", []ledger.Source{{Path: "a.md", Revision: srcRev(1)}}, "summary itself"},
+		{"twice", "a.md", []ledger.Source{{Path: "b.md", Revision: srcRev(1)}, {Path: "b.md", Revision: srcRev(1)}}, "named twice"},
+		{"not a note", "a.md", []ledger.Source{{Path: "img/b.png", Revision: srcRev(1)}}, "not a Markdown note"},
+		{"norn file", "a.md", []ledger.Source{{Path: ".norn/x.md", Revision: srcRev(1)}}, "Norn's own"},
+		{"dotdot", "a.md", []ledger.Source{{Path: "../b.md", Revision: srcRev(1)}}, "clean relative"},
 		{"bad revision", "a.md", []ledger.Source{{Path: "b.md", Revision: "HEAD"}}, "40-character"},
-		{"summary not a note", "a.txt", []ledger.Source{{Path: "b.md", Revision: rev(1)}}, "summary"},
+		{"summary not a note", "a.txt", []ledger.Source{{Path: "b.md", Revision: srcRev(1)}}, "summary"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ledger.NewRegistration(tc.summary, tc.sources)
@@ -73,7 +73,7 @@ func TestRegistration_Check(t *testing.T) {
 }
 
 func TestDecodeRegistration_Strict(t *testing.T) {
-	good := "summary: a.md\nsources:\n  - path: b.md\n    revision: \"" + string(rev(1)) + "\"\n"
+	good := "summary: a.md\nsources:\n  - path: b.md\n    revision: \"" + string(srcRev(1)) + "\"\n"
 	if _, err := ledger.DecodeRegistration([]byte(good)); err != nil {
 		t.Fatalf("good file: %v", err)
 	}
@@ -86,11 +86,11 @@ func TestDecodeRegistration_Strict(t *testing.T) {
 		"list":           "- a\n",
 		"source string":  "summary: a.md\nsources: [b.md]\n",
 		"missing":        "summary: a.md\n",
-		"unsorted":       "summary: a.md\nsources:\n  - {path: c.md, revision: \"" + string(rev(1)) + "\"}\n  - {path: b.md, revision: \"" + string(rev(2)) + "\"}\n",
-		"tagged":         "summary: !!str a.md\nsources:\n  - path: b.md\n    revision: \"" + string(rev(1)) + "\"\n",
+		"unsorted":       "summary: a.md\nsources:\n  - {path: c.md, revision: \"" + string(srcRev(1)) + "\"}\n  - {path: b.md, revision: \"" + string(srcRev(2)) + "\"}\n",
+		"tagged":         "summary: !!str a.md\nsources:\n  - path: b.md\n    revision: \"" + string(srcRev(1)) + "\"\n",
 		"syntax":         "summary: [\n",
 		"not utf8":       "summary: \xff\n",
-		"source unknown": "summary: a.md\nsources:\n  - path: b.md\n    revision: \"" + string(rev(1)) + "\"\n    why: x\n",
+		"source unknown": "summary: a.md\nsources:\n  - path: b.md\n    revision: \"" + string(srcRev(1)) + "\"\n    why: x\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := ledger.DecodeRegistration([]byte(in)); !errors.Is(err, ledger.ErrInvalidRegistration) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -93,6 +94,8 @@ func (c *Viewer) changeVisible(ctx context.Context, ch repo.FileChange, reads *i
 	switch {
 	case privatePath(c.Config(), ch.Path):
 		return false
+	case ledger.IsClaimPath(ch.Path):
+		return c.VisibleAt(ctx, ch.Path, rev)
 	case !note.IsNote(ch.Path):
 		return true
 	case c.v.Revision(ch.Path) == rev:

@@ -28,7 +28,8 @@ type deriver interface {
 func derivers() []deriver {
 	return []deriver{
 		synthesisDeriver{}, // synthesis.go
-		archiveDeriver{},
+		archiveDeriver{},   // archive.go
+		claimDeriver{},     // claims.go
 	}
 }
 

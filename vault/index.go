@@ -520,11 +520,12 @@ func (x *Indexer) rebuildLocked(ctx context.Context, ix *graph.Index, progress f
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
+	docs := DocFiles(files)
 	var p func(int)
 	if progress != nil {
-		p = func(done int) { progress(done, len(files)) }
+		p = func(done int) { progress(done, len(docs)) }
 	}
-	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), DocFiles(files))))
+	records := x.withRows(ctx, head, files, graph.DocRecords(readDocs(ctx, x.vault, x.privacy(), docs)))
 	if err := ix.Rebuild(ctx, string(head), records, p); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}

@@ -22,11 +22,18 @@ import (
 // principal without the private scope sees no private note, anywhere: every
 // tool, resource, gate and notification decides with this function (the set of
 // notes private at HEAD, privacySet, caches its content half). n and err, when
-// either is set, are what note.Parse made of raw.
+// either is set, are what note.Parse made of raw. A claim record under
+// .norn/claims/ is private as its source note was when the claim was made (its
+// `private: true`), and when its source is in a private folder now; one that
+// does not decode counts as private (fail closed).
 func notePrivate(cfg config.Config, p note.Path, raw []byte, n *note.Note, err error) bool {
 	pv := cfg.Privacy
 	if privatePath(cfg, p) {
 		return true
+	}
+	if ledger.IsClaimPath(p) {
+		c, err := ledger.DecodeClaim(p, raw)
+		return err != nil || c.Private || c.Source.Path != "" && cfg.IsPrivate(c.Source.Path, nil)
 	}
 	if !note.IsNote(p) {
 		return false

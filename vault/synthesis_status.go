@@ -229,19 +229,6 @@ walk:
 	return st, nil
 }
 
-// sourceVisible reports whether the viewer may learn anything of source s, whose
-// revision at HEAD is cur: it must see the note at HEAD (or, gone, its path)
-// and, when it drifted, the registered bytes too.
-func (c *Viewer) sourceVisible(ctx context.Context, s ledger.Source, cur repo.Revision) bool {
-	if c.all {
-		return true
-	}
-	if !c.Visible(ctx, s.Path) {
-		return false
-	}
-	return cur == s.Revision || c.VisibleAt(ctx, s.Path, s.Revision)
-}
-
 // movedBlobs maps the revisions of the notes at HEAD the viewer sees to their
 // paths, once per walk (m when already built), to find where a source that left
 // its path went with its bytes unchanged.

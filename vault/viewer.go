@@ -8,6 +8,7 @@ import (
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
@@ -108,6 +109,10 @@ func (c *Viewer) VisibleAt(ctx context.Context, p note.Path, rev repo.Revision) 
 	}
 	if privatePath(c.cfg, p) {
 		return false
+	}
+	if ledger.IsClaimPath(p) { // judged by its bytes (notePrivate)
+		b, err := c.v.ReadRevision(ctx, rev)
+		return err == nil && c.VisibleContent(p, b)
 	}
 	if !note.IsNote(p) {
 		return true

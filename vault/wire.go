@@ -154,7 +154,8 @@ var errPrivacyUnknown = hooks.Violation{Rule: "config-invalid", Path: ConfigPath
 
 // Gate is a repo.GateFunc running the vault's write gates. A change to
 // .norn/config.yaml must itself parse and name no per-machine setting
-// (configViolations).
+// (configViolations); one under .norn/claims/ must create a valid claim
+// (claimViolations).
 //
 // The edge-target rules resolve an edge as its writer sees the vault: to a
 // writer with neither the owner nor the private role a private note is not there,
@@ -174,6 +175,7 @@ func (s *Settings) Gate(ctx context.Context, p *repo.Proposal) error {
 		if ledger.IsRegistrationPath(c.Path) && c.New != nil {
 			extra = append(extra, registrationViolations(c.Path, c.New)...)
 		}
+		extra = append(extra, claimViolations(c)...)
 	}
 	if cfgErr != nil && !fixesConfig && !hp.Writer.Has(hooks.RoleOwner) && !hp.Writer.Has(hooks.RolePrivate) {
 		extra = append(extra, errPrivacyUnknown)

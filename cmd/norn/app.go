@@ -56,6 +56,7 @@ func commands() []command {
 		{"mv", "OLD NEW", "move or rename a note", runMv},
 		{"link", "FROM TO --type T --why W", "add a typed edge to FROM's frontmatter (gate-checked commit)", runLink},
 		{"unlink", "FROM TO [--type T]", "remove FROM's typed edges to TO", runUnlink},
+		{"claim", "assert|value|history|retract …", "claims bound to a note's revision: assert, ask the current value, the chain, retract", runClaim},
 		{"commit", "", "commit edits made in the working tree (Norn-Op: external)", runCommit},
 		{"gc", "", "pack loose objects", runGC},
 		{"search", "QUERY [--limit N] [--folder F]", "search the notes (BM25F; --stdin for one query per line)", runSearch},

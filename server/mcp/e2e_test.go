@@ -17,6 +17,7 @@ import (
 
 	"github.com/norn-vault/norn/graph"
 	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
@@ -565,6 +566,54 @@ func e2eCases() []e2eCase {
 			{args: map[string]any{"summary": ""}, code: mcp.CodeInvalidInput},
 			{args: map[string]any{"summary": "e2e/nope.md"}, code: mcp.CodeNotFound},
 		}},
+
+		{tool: "assert_claim", good: func(t *testing.T, s *e2eSession) {
+			var a mcp.ClaimWriteResult
+			s.call(t, "assert_claim", map[string]any{"subject": "cms", "property": "kind", "scope": "global", "value": "sketch", "source": "tech/cms.md"}, &a)
+			s.committed(t, a.WriteResult, repo.OpClaim)
+			if a.Claim.Source == nil || string(a.Claim.Source.Revision) != s.rev(t, "tech/cms.md") || !a.Claim.Fresh ||
+				!strings.Contains(s.git(t, "show", "HEAD:"+string(a.Path)), "value: sketch") {
+				t.Fatalf("assert_claim: %+v", a)
+			}
+			s.st["claim"] = string(a.Claim.ID)
+		}, bad: []e2eBad{
+			{args: map[string]any{"subject": "cms", "property": "kind", "scope": "global", "value": "x", "source": "tech/none.md"}, code: mcp.CodeNotFound},
+			{args: map[string]any{"subject": "cms", "property": "kind", "scope": "global", "value": "x", "source": "personal-notes/diary.md"}, code: mcp.CodeNotFound},
+			{args: map[string]any{"subject": "cms", "property": "kind", "value": "x", "source": "tech/cms.md"}, code: mcp.CodeInvalidInput},
+		}},
+
+		{tool: "claim_value", good: func(t *testing.T, s *e2eSession) {
+			var v mcp.ClaimValueResult
+			s.call(t, "claim_value", map[string]any{"subject": "cms", "property": "kind", "scope": "global"}, &v)
+			if v.Status != ledger.StatusCurrent || v.Value != "sketch" || len(v.Claims) != 1 || string(v.Claims[0].ID) != s.st["claim"] {
+				t.Fatalf("claim_value: %+v", v)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"subject": "cms", "property": "kind", "scope": "global", "at": "someday"}, code: mcp.CodeInvalidInput},
+		}},
+
+		{tool: "claim_history", good: func(t *testing.T, s *e2eSession) {
+			var h mcp.ClaimHistoryResult
+			s.call(t, "claim_history", map[string]any{"id": s.st["claim"]}, &h)
+			if len(h.Claims) != 1 || h.Subject != "cms" || h.Claims[0].Live == nil || !*h.Claims[0].Live {
+				t.Fatalf("claim_history: %+v", h)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"id": "aaaaaaaaaaaaaaaaaaaaaaaaaa"}, code: mcp.CodeNotFound},
+		}},
+
+		{tool: "retract_claim", good: func(t *testing.T, s *e2eSession) {
+			var r mcp.ClaimWriteResult
+			s.call(t, "retract_claim", map[string]any{"id": s.st["claim"]}, &r)
+			s.committed(t, r.WriteResult, repo.OpClaim)
+			var v mcp.ClaimValueResult
+			s.call(t, "claim_value", map[string]any{"subject": "cms", "property": "kind", "scope": "global"}, &v)
+			if r.Claim.Kind != ledger.KindRetraction || v.Status != ledger.StatusUnknown {
+				t.Fatalf("retract_claim: %+v, then %+v", r, v)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"id": "not-an-id"}, code: mcp.CodeInvalidInput},
+		}},
 	}
 }
 
@@ -616,7 +665,7 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 			t.Errorf("tools/list has %s, which the e2e table does not cover", name)
 		}
 	}
-	if len(tools) != 24 || t.Failed() {
+	if len(tools) != 28 || t.Failed() {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tc := range cases {

@@ -89,6 +89,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addWriteTools()
 	t.addFeedTools()
 	t.addSynthesisTools()
+	t.addClaimTools()
 	t.addResources()
 	return t.srv
 }

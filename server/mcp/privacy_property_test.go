@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/ledger"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/mcp"
@@ -40,6 +42,7 @@ type privVault struct {
 	private map[string]bool
 	// pools of arguments
 	paths, names, folders, queries []string
+	claimIDs                       []string
 }
 
 // privGen makes a vault from seed: public notes in several folders linking to
@@ -136,12 +139,87 @@ func privGen(seed uint64) *privVault {
 		}
 		v.steps = append(v.steps, step)
 	}
-	v.steps = append(v.steps, map[string]string{priv[0].path: render(priv[0], 9)}) // private only, last
+	v.steps = append(v.steps, map[string]string{priv[0].path: render(priv[0], 9)}) // private only
+	privClaims(rng, v, notes[0].path)
 	v.paths = append(slices.Clone(all), "notes/missing.md", "personal-notes/missing.md", "hush/missing.md", "nope/x.md")
 	v.names = names
 	v.folders = []string{"", "notes", "tech", "tech/deep", "projects", "hush", "personal-notes", "nope", "tech/deep/none"}
 	v.queries = []string{"zebraword", "quokka", "marmoset", "sketch", "bloom cache", "Nightjar", "xylodiary", "roadmap", "gamma", "text version"}
 	return v
+}
+
+// privClaims adds claims to v, a few per commit: one read from each note (at
+// its first version for some, so stale), about a few subjects, some superseding
+// an earlier claim about the same subject (a public claim superseding a private
+// one too), and a retraction; a claim read from a private note, or retracting
+// one, is private (its record says so).
+func privClaims(rng *rand.Rand, v *privVault, _ string) {
+	first, last := map[string]string{}, map[string]string{}
+	var paths []string
+	for _, st := range v.steps {
+		for _, p := range slices.Sorted(maps.Keys(st)) {
+			if _, ok := first[p]; !ok {
+				first[p] = st[p]
+				paths = append(paths, p)
+			}
+			last[p] = st[p]
+		}
+	}
+	blob := func(c string) repo.Revision {
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00%s", len(c), c)
+		return repo.Revision(hex.EncodeToString(h.Sum(nil)))
+	}
+	at := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
+	var claims []ledger.Claim
+	superseded := map[ledger.ClaimID]bool{}
+	step := map[string]string{}
+	add := func(c ledger.Claim) {
+		c.ID = ledger.NewClaimID(&c)
+		b, err := ledger.EncodeClaim(&c)
+		if err != nil {
+			panic(err)
+		}
+		p := string(ledger.ClaimPath(c.ID))
+		step[p] = string(b)
+		v.private[p] = c.Private
+		v.claimIDs = append(v.claimIDs, string(c.ID))
+		claims = append(claims, c)
+		if len(step) == 3 {
+			v.steps = append(v.steps, step)
+			step = map[string]string{}
+		}
+	}
+	for i, p := range paths {
+		content := last[p]
+		if rng.IntN(3) == 0 {
+			content = first[p]
+		}
+		c := ledger.Claim{Kind: ledger.KindAssertion, Subject: []string{"svc-a", "svc-b", "svc-c"}[rng.IntN(3)], Property: "owner", Scope: "prod",
+			Value: []string{"team-x", "team-y"}[rng.IntN(2)], Source: ledger.Source{Path: note.Path(p), Revision: blob(content)},
+			AssertedBy: repo.Author{Name: "agent", Email: "a@x"}, AssertedAt: at.Add(time.Duration(i) * time.Minute), Private: v.private[p]}
+		if rng.IntN(2) == 0 {
+			for j := len(claims) - 1; j >= 0; j-- {
+				if ledger.SameKey(&claims[j], &c) && !superseded[claims[j].ID] {
+					c.Supersedes = claims[j].ID
+					superseded[claims[j].ID] = true
+					break
+				}
+			}
+		}
+		add(c)
+	}
+	for _, c := range claims {
+		if !superseded[c.ID] {
+			add(ledger.Claim{Kind: ledger.KindRetraction, Subject: c.Subject, Property: c.Property, Scope: c.Scope, Supersedes: c.ID,
+				AssertedBy: repo.Author{Name: "agent", Email: "a@x"}, AssertedAt: at.Add(time.Hour), Private: c.Private})
+			break
+		}
+	}
+	if len(step) > 0 {
+		v.steps = append(v.steps, step)
+	}
+	v.claimIDs = append(v.claimIDs, "aaaaaaaaaaaaaaaaaaaaaaaaaa")
 }
 
 // privBuild makes the vault as git commits (without the private notes when
@@ -324,6 +402,20 @@ func privArgs(t *testing.T, rng *rand.Rand, pv *privVault, tool mcpgo.Tool, nste
 			return pick([]string{"", "@rev:" + pick(pub)}), true
 		case "reason":
 			return "archived", true
+		case "subject":
+			return pick([]string{"svc-a", "svc-b", "svc-c", "svc-none"}), true
+		case "property":
+			return "owner", true
+		case "scope":
+			return "prod", true
+		case "value":
+			return pick([]string{"team-x", "team-z"}), true
+		case "source":
+			return pick(pv.paths), true
+		case "id", "supersedes":
+			return pick(pv.claimIDs), true
+		case "valid_from", "valid_to":
+			return pick([]string{"2026-01-01", "2027-01-01"}), true
 		case "dry_run":
 			return true, true
 		case "limit", "depth", "max_nodes", "recent", "tags", "folders":

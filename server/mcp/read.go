@@ -117,6 +117,10 @@ type ReadNoteResult struct {
 	// read at HEAD (synthesis_status), under SynthesisBudget.
 	Synthesis       *vault.SynthesisStatus `json:"synthesis,omitempty"`
 	SynthesisBudget *vault.SynthesisBudget `json:"synthesis_budget,omitempty"`
+	// Claims are the live claims read from the note (a read at HEAD), at most
+	// 50, each fresh or not; ClaimsTotal counts them all.
+	Claims      []NoteClaim `json:"claims,omitempty" jsonschema:"the live claims read from this note, each fresh or stale"`
+	ClaimsTotal int         `json:"claims_total,omitempty"`
 }
 
 func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*ReadNoteResult, error) {
@@ -162,6 +166,11 @@ func (t *mcpTools) readNote(ctx context.Context, c *caller, in ReadNoteArgs) (*R
 	}
 	if perr == nil {
 		out.Title, out.Frontmatter = n.Title, frontmatterOf(n)
+	}
+	if in.At == "" {
+		if err := c.readClaims(ctx, out); err != nil {
+			return nil, err
+		}
 	}
 	body := blob.Content
 	var headings []*note.Heading

@@ -39,6 +39,8 @@ type SearchHit struct {
 	// Synthesis is the hit's synthesis status when it is a registered summary;
 	// every hit's draws on the result's one SynthesisBudget.
 	Synthesis *vault.SynthesisStatus `json:"synthesis,omitempty"`
+	// Claims are the live claims read from the note, at most 5, each fresh or not.
+	Claims []NoteClaim `json:"claims,omitempty"`
 }
 
 // SearchInbound is a line of another note that links to a hit.
@@ -124,6 +126,11 @@ func (t *mcpTools) search(ctx context.Context, c *caller, in SearchArgs) (*Searc
 			out.SynthesisBudget = budget
 		}
 		out.Hits = append(out.Hits, sh)
+	}
+	if first.IndexCommit != "" { // a degraded scan's hits carry no claims: reading them would scan too
+		if err := c.hitClaims(ctx, out.Hits); err != nil {
+			return nil, err
+		}
 	}
 	if more && in.Offset+len(hits) <= maxSearchOffset {
 		out.NextOffset = in.Offset + len(hits)
