@@ -83,7 +83,11 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	// endpoint (with --http) and wait_for_changes answer from it.
 	hub := feed.New(v, feed.Options{Logger: log})
 	defer hub.Close() // before the vault closes: ends every feed connection and long poll
-	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate, Feed: hub})
+	syncer, err := newSyncer(e, g, v)
+	if err != nil {
+		return err
+	}
+	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate, Feed: hub, Sync: syncer})
 
 	if *stdio {
 		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}

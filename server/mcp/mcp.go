@@ -38,6 +38,11 @@ type MCPOptions struct {
 	// tool answers internal). The caller owns it (feed.New over the vault) and
 	// closes it after the server stops.
 	Feed *feed.Hub
+	// Sync is the vault's Syncer: sync_status reports from it, and the write
+	// tools report where their commit stands against the default remote
+	// (remote) and wait for the push (wait: "pushed"). nil: the vault is not
+	// synced here (sync_status lists no remote, writes carry no remote).
+	Sync *vault.Syncer
 	// Now is the clock of the tools that write the time (capture's heading, the
 	// inbox note's date); nil is time.Now.
 	Now func() time.Time
@@ -67,7 +72,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	if now == nil {
 		now = time.Now
 	}
-	t := &mcpTools{v: v, log: log, now: now, feed: opts.Feed}
+	t := &mcpTools{v: v, log: log, now: now, feed: opts.Feed, sync: opts.Sync}
 	t.subs = newSubscriptions(t)
 	hooks := &mcpserver.Hooks{}
 	t.subs.register(hooks)
@@ -87,6 +92,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addGraphTools()
 	t.addWriteTools()
 	t.addFeedTools()
+	t.addSyncTools()
 	t.addResources()
 	return t.srv
 }
@@ -99,6 +105,7 @@ type mcpTools struct {
 	now  func() time.Time
 	subs *subscriptions
 	feed *feed.Hub
+	sync *vault.Syncer
 }
 
 // toolDef describes one tool: its name, what it is for, the scope it needs and its

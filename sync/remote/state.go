@@ -23,15 +23,17 @@ const stateFile = "norn/sync.json"
 // its last fetched tip, the last successful fetch and push, and the last error
 // with when the failures began (cleared by a sync that succeeds).
 type Status struct {
-	Remote     string        `json:"remote"`
-	Tip        repo.CommitID `json:"tip,omitempty"` // the remote's tip at the last fetch
-	Ahead      int           `json:"ahead"`
-	Behind     int           `json:"behind"`
-	LastFetch  time.Time     `json:"last_fetch,omitzero"`
-	LastPush   time.Time     `json:"last_push,omitzero"`
-	LastSync   time.Time     `json:"last_sync,omitzero"`
-	LastError  string        `json:"last_error,omitempty"`
-	ErrorSince time.Time     `json:"error_since,omitzero"`
+	Remote    string        `json:"remote"`
+	Tip       repo.CommitID `json:"tip,omitempty"` // the remote's tip at the last fetch
+	Ahead     int           `json:"ahead"`
+	Behind    int           `json:"behind"`
+	LastFetch time.Time     `json:"last_fetch,omitzero"`
+	LastPush  time.Time     `json:"last_push,omitzero"`
+	LastSync  time.Time     `json:"last_sync,omitzero"`
+	LastError string        `json:"last_error,omitempty"`
+	// LastErrorCode is the last error's code (SyncOptions.Classify), "" without one.
+	LastErrorCode string    `json:"last_error_code,omitempty"`
+	ErrorSince    time.Time `json:"error_since,omitzero"`
 }
 
 // Status reports how head (the vault's tip) stands against remote name, from
@@ -112,7 +114,7 @@ func (r *Remotes) editState(name string, edit func(*Status)) {
 
 // record keeps a sync's end, with one write: the fetch and push times it saw;
 // success clears the error, a failure keeps when the failures began.
-func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error) {
+func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error, code string) {
 	r.editState(name, func(s *Status) {
 		if !res.fetched.IsZero() {
 			s.LastFetch = res.fetched
@@ -121,12 +123,12 @@ func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error)
 			s.LastPush = res.pushed
 		}
 		if err == nil {
-			s.LastSync, s.LastError, s.ErrorSince = now, "", time.Time{}
+			s.LastSync, s.LastError, s.LastErrorCode, s.ErrorSince = now, "", "", time.Time{}
 			return
 		}
 		if s.LastError == "" {
 			s.ErrorSince = now
 		}
-		s.LastError = err.Error()
+		s.LastError, s.LastErrorCode = err.Error(), code
 	})
 }

@@ -48,6 +48,9 @@ type SyncOptions struct {
 	MaxRounds int
 	// Author authors merge commits; default the vault's owner.
 	Author repo.Author
+	// Classify names a failed sync's error for Status.LastErrorCode (the
+	// application layer passes its error vocabulary's classifier); nil: no code.
+	Classify func(error) string
 }
 
 // SyncResult is what Sync did.
@@ -87,7 +90,11 @@ func (r *Remotes) Sync(ctx context.Context, v Vault, name string, opts SyncOptio
 	release := v.KeepPacks() // go-git lists the packs once per transfer
 	err := r.syncRounds(ctx, v, name, opts, res)
 	release()
-	r.record(name, opts.Now(), res, err)
+	code := ""
+	if err != nil && opts.Classify != nil {
+		code = opts.Classify(err)
+	}
+	r.record(name, opts.Now(), res, err, code)
 	if err != nil {
 		return res, fmt.Errorf("sync %s: %w", name, err)
 	}

@@ -1,0 +1,119 @@
+package vault_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/norn-vault/norn/errcode"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/sync/remote"
+	"github.com/norn-vault/norn/vault"
+)
+
+// syncFixture is a served vault with remote origin, a bare repository on disk.
+type syncFixture struct {
+	v    *vault.Vault
+	rs   *remote.Remotes
+	s    *vault.Syncer
+	bare string
+}
+
+func newSyncFixture(t *testing.T, files map[string]string) *syncFixture {
+	t.Helper()
+	v := testvault.Served(t, files)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	rs, err := remote.Open(v.GitDir(), remote.Options{Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Add("origin", bare); err != nil {
+		t.Fatal(err)
+	}
+	return &syncFixture{v: v, rs: rs, bare: bare, s: vault.NewSyncer(v, rs, vault.SyncerOptions{Machine: "test"})}
+}
+
+func (f *syncFixture) viewer(t *testing.T, private bool) *vault.Viewer {
+	t.Helper()
+	vw, err := f.v.Viewer(context.Background(), vault.Actor{Private: private})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vw
+}
+
+// remoteTip is the bare remote's main per the git CLI ("" if absent).
+func (f *syncFixture) remoteTip(t *testing.T) repo.CommitID {
+	t.Helper()
+	out, err := exec.Command("git", "-C", f.bare, "rev-parse", "--verify", "-q", "refs/heads/main").Output()
+	if err != nil {
+		return ""
+	}
+	return repo.CommitID(strings.TrimSpace(string(out)))
+}
+
+func (f *syncFixture) status(t *testing.T, private bool) vault.RemoteStatus {
+	t.Helper()
+	st, err := f.s.Status(context.Background(), f.viewer(t, private), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Remotes) != 1 {
+		t.Fatalf("status: %+v, want one remote", st)
+	}
+	return st.Remotes[0]
+}
+
+// TestSyncer_StatusPrivacy: the owner sees every commit ahead and the error as
+// it was; a viewer without the private scope counts only commits that changed
+// notes it may see, gets no commit ids, and gets the error's code, not its text.
+func TestSyncer_StatusPrivacy(t *testing.T) {
+	ctx := context.Background()
+	f := newSyncFixture(t, map[string]string{"pub.md": "# Pub\n"})
+	if _, err := f.s.Sync(ctx, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.status(t, true); got.Ahead != 0 || got.Behind != 0 || got.Tip != f.v.Head() || got.LastPush.IsZero() {
+		t.Fatalf("after the first push: %+v", got)
+	}
+	for _, w := range [][2]string{{"personal-notes/diary.md", "# Diary\n"}, {"personal-notes/more.md", "# More\n"}, {"pub2.md", "# Pub two\n"}} {
+		if err := testvault.Write(f.v, w[0], w[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner, reader := f.status(t, true), f.status(t, false)
+	if owner.Ahead != 3 || owner.Tip == "" {
+		t.Errorf("owner: %+v, want 3 ahead and the tip", owner)
+	}
+	if reader.Ahead != 1 || reader.Tip != "" || reader.Partial {
+		t.Errorf("reader: %+v, want 1 ahead (the private-only commits uncounted), no tip", reader)
+	}
+	st, _ := f.s.Status(ctx, f.viewer(t, false), nil)
+	if st.Head != "" {
+		t.Errorf("reader sees head %s", st.Head)
+	}
+
+	// A failing sync: the remote is gone.
+	if err := os.RemoveAll(f.bare); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.s.Sync(ctx, "origin")
+	if errcode.Classify(err) != errcode.RemoteUnreachable {
+		t.Fatalf("sync of a removed remote: %v (%s), want remote_unreachable", err, errcode.Classify(err))
+	}
+	owner, reader = f.status(t, true), f.status(t, false)
+	if owner.LastErrorCode != string(errcode.RemoteUnreachable) || !strings.Contains(owner.LastError, "repository not found") || owner.ErrorSince.IsZero() {
+		t.Errorf("owner after a failure: %+v", owner)
+	}
+	if reader.LastErrorCode != string(errcode.RemoteUnreachable) || strings.Contains(reader.LastError, owner.LastError) ||
+		!strings.HasPrefix(reader.LastError, "remote_unreachable") || reader.ErrorSince != owner.ErrorSince {
+		t.Errorf("reader after a failure: %+v", reader)
+	}
+}
