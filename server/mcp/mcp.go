@@ -148,9 +148,19 @@ func addTool[In, Out any](t *mcpTools, d toolDef, h func(ctx context.Context, c 
 		if err := decodeArgs(req, &in); err != nil {
 			return toolErrorResult(errInput("%s: bad arguments: %v; see the tool's input schema", d.name, err)), nil
 		}
+		wait := ""
+		if w, ok := any(in).(waiter); ok {
+			wait = w.waitFor()
+			if err := t.checkWait(wait); err != nil {
+				return toolErrorResult(ToolErrorFrom(err, nil)), nil
+			}
+		}
 		out, err := h(ctx, c, in)
 		if err != nil {
 			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.Visible(ctx, p) })), nil
+		}
+		if r, ok := any(out).(remoteReporter); ok {
+			t.reportRemote(ctx, c, r.result(), wait)
 		}
 		return structuredResult(d.name, out), nil
 	})
@@ -255,6 +265,10 @@ type WriteResult struct {
 	// them all. Empty when the search index is unavailable or busy catching up.
 	Relinked      []vault.Relink `json:"relinked,omitempty"`
 	RelinkedTotal int            `json:"relinked_total,omitempty"`
+	// Remote is where the commit stands against the vault's default remote
+	// (pushed, ahead, last_error), when the vault has one and the server syncs
+	// it (vault.Syncer.WriteRemote); absent for a dry run or an unchanged write.
+	Remote *vault.WriteRemote `json:"remote,omitempty"`
 }
 
 // setRelinks reports rl on w.
