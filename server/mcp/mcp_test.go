@@ -39,7 +39,7 @@ func commitCount(t *testing.T, v *vault.Vault) string {
 }
 
 var (
-	mcpReadTools  = []string{"diff", "get_context", "graph_hubs", "graph_neighborhood", "history", "links", "list_notes", "read_note", "search", "stats", "vault_map", "wait_for_changes"}
+	mcpReadTools  = []string{"diff", "get_context", "graph_hubs", "graph_neighborhood", "history", "links", "list_notes", "read_note", "search", "stats", "sync_status", "vault_map", "wait_for_changes"}
 	mcpWriteTools = []string{"archive_note", "capture", "edit_note", "file_note", "link_notes", "move_note", "restore_note", "unlink_notes", "write_note"}
 )
 
