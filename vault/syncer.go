@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/norn-vault/norn/errcode"
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
 )
@@ -128,6 +129,10 @@ type RemoteStatus struct {
 	LastError     string    `json:"last_error,omitempty"`
 	LastErrorCode string    `json:"last_error_code,omitempty"`
 	ErrorSince    time.Time `json:"error_since,omitzero"`
+	// Refused are the remote's paths the last sync that took commits in left
+	// out, with why (remote.RefusedPath); to a viewer that may not see private
+	// notes, those in private folders are left out.
+	Refused []remote.RefusedPath `json:"refused,omitempty"`
 	// Loop is the periodic sync's progress, when this process runs one for the
 	// remote (norn serve --sync-interval).
 	Loop *LoopProgress `json:"loop,omitempty"`
@@ -158,7 +163,7 @@ func (s *Syncer) Status(ctx context.Context, vw *Viewer, names []string) (*SyncS
 		rs := RemoteStatus{Remote: st.Remote, Tip: st.Tip, Ahead: st.Ahead, Behind: st.Behind,
 			LastFetch: st.LastFetch, LastPush: st.LastPush, LastSync: st.LastSync,
 			LastError: st.LastError, LastErrorCode: st.LastErrorCode, ErrorSince: st.ErrorSince,
-			Loop: s.progress(n)}
+			Refused: st.Refused, Loop: s.progress(n)}
 		if !vw.SeesAll() {
 			if err := s.hideFrom(ctx, vw, head, &rs); err != nil {
 				return nil, err
@@ -188,6 +193,13 @@ func (s *Syncer) hideFrom(ctx context.Context, vw *Viewer, head repo.CommitID, r
 	}
 	rs.Partial = partA || partB
 	rs.Tip = ""
+	var refused []remote.RefusedPath
+	for _, r := range rs.Refused {
+		if !vw.Config().IsPrivate(note.Path(r.Path), nil) {
+			refused = append(refused, r)
+		}
+	}
+	rs.Refused = refused
 	if rs.LastError != "" {
 		code := errcode.Code(rs.LastErrorCode)
 		if code == "" {

@@ -117,3 +117,42 @@ func TestSyncer_StatusPrivacy(t *testing.T) {
 		t.Errorf("reader after a failure: %+v", reader)
 	}
 }
+
+// TestSyncer_StatusRefused: paths the sync left out are in the status; a viewer
+// without the private scope does not see those in private folders.
+func TestSyncer_StatusRefused(t *testing.T) {
+	ctx := context.Background()
+	f := newSyncFixture(t, map[string]string{"pub.md": "# Pub\n"})
+	if _, err := f.s.Sync(ctx, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	person := filepath.Join(t.TempDir(), "person")
+	for _, args := range [][]string{{"clone", "-q", f.bare, person}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(person, "personal-notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"link.md", "personal-notes/link.md"} {
+		if err := os.Symlink("/etc/passwd", filepath.Join(person, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=P", "-c", "user.email=p@x", "commit", "-q", "-m", "links"}, {"push", "-q", "origin", "main"}} {
+		if out, err := exec.Command("git", append([]string{"-C", person}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	res, err := f.s.Sync(ctx, "origin")
+	if err != nil || len(res.Refused) != 2 {
+		t.Fatalf("sync: %+v, %v", res, err)
+	}
+	if owner := f.status(t, true); len(owner.Refused) != 2 {
+		t.Errorf("owner: %+v", owner.Refused)
+	}
+	if reader := f.status(t, false); len(reader.Refused) != 1 || reader.Refused[0].Path != "link.md" {
+		t.Errorf("reader: %+v", reader.Refused)
+	}
+}

@@ -38,6 +38,9 @@ func runSync(ctx context.Context, e *env, g *globals, args []string) error {
 	for _, k := range res.Kept {
 		fmt.Fprintf(e.stdout, "kept: %s\n", k)
 	}
+	for _, rp := range res.Refused {
+		fmt.Fprintf(e.stdout, "refused: %q (%s)\n", rp.Path, rp.Reason)
+	}
 	for _, c := range res.Conflicts {
 		fmt.Fprintf(e.stdout, "conflict: %s (theirs at %s)\n", c.Path, c.Sibling)
 	}

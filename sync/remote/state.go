@@ -34,6 +34,9 @@ type Status struct {
 	// LastErrorCode is the last error's code (SyncOptions.Classify), "" without one.
 	LastErrorCode string    `json:"last_error_code,omitempty"`
 	ErrorSince    time.Time `json:"error_since,omitzero"`
+	// Refused are the remote's paths the last sync that took commits in left out
+	// (RefusedPath); they stay in the remote's commits.
+	Refused []RefusedPath `json:"refused,omitempty"`
 }
 
 // Status reports how head (the vault's tip) stands against remote name, from
@@ -121,6 +124,9 @@ func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error,
 		}
 		if !res.pushed.IsZero() {
 			s.LastPush = res.pushed
+		}
+		if len(res.Merges) > 0 || res.Outcome == FastForward {
+			s.Refused = res.Refused
 		}
 		if err == nil {
 			s.LastSync, s.LastError, s.LastErrorCode, s.ErrorSince = now, "", "", time.Time{}
