@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -305,11 +306,33 @@ func (p *planner) mergeNote(path note.Path, base, ours, theirs, expected repo.Re
 	return p.sibling(path, sides[2], m.Conflicts)
 }
 
-// sibling keeps theirs' bytes of path beside it, in a conflict sibling.
+// normDir is the vault's own folder; conflictsDir, inside it, keeps theirs'
+// version of a conflicted file of normDir (siblingBase).
+const (
+	normDir      = ".norn/"
+	conflictsDir = ".norn/conflicts/"
+)
+
+// siblingBase is the path a conflict sibling of path is named after: path
+// itself (the sibling goes beside it), except for a file of the vault's own
+// folder (.norn/claims/*.yaml, .norn/synthesis/*.yaml, .norn/config.yaml): its
+// sibling goes under .norn/conflicts/ with the same relative path, so that a
+// reader loading every record of a folder (one YAML file per claim) never takes
+// the sibling for another record.
+func siblingBase(path note.Path) note.Path {
+	s := string(path)
+	if strings.HasPrefix(s, normDir) && !strings.HasPrefix(s, conflictsDir) {
+		return note.Path(conflictsDir + strings.TrimPrefix(s, normDir))
+	}
+	return path
+}
+
+// sibling keeps theirs' bytes of path in a conflict sibling (beside it; for a
+// file of .norn/, under .norn/conflicts/: siblingBase).
 func (p *planner) sibling(path note.Path, theirs []byte, conflicts []note.Conflict) error {
 	var sib note.Path
 	for n := 1; ; n++ {
-		s, err := note.ConflictPath(path, p.day, p.machine, n)
+		s, err := note.ConflictPath(siblingBase(path), p.day, p.machine, n)
 		if err != nil {
 			return err
 		}
