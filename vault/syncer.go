@@ -50,6 +50,11 @@ type SyncerOptions struct {
 // DefaultWaitBound is how long WaitPushed waits for a write to reach the remote.
 const DefaultWaitBound = 30 * time.Second
 
+// maxWriteScan bounds the commits a write's answer examines to count, for a
+// viewer that may not see private notes, those it may see (WriteRemote): a
+// write stays cheap however far the vault is ahead.
+const maxWriteScan = 200
+
 // NewSyncer returns the Syncer of v over its remotes rs.
 func NewSyncer(v *Vault, rs *remote.Remotes, o SyncerOptions) *Syncer {
 	if o.Logger == nil {
@@ -160,14 +165,9 @@ func (s *Syncer) Status(ctx context.Context, vw *Viewer, names []string) (*SyncS
 		if err != nil {
 			return nil, err
 		}
-		rs := RemoteStatus{Remote: st.Remote, Tip: st.Tip, Ahead: st.Ahead, Behind: st.Behind,
-			LastFetch: st.LastFetch, LastPush: st.LastPush, LastSync: st.LastSync,
-			LastError: st.LastError, LastErrorCode: st.LastErrorCode, ErrorSince: st.ErrorSince,
-			Refused: st.Refused, Loop: s.progress(n)}
-		if !vw.SeesAll() {
-			if err := s.hideFrom(ctx, vw, head, &rs); err != nil {
-				return nil, err
-			}
+		rs, err := s.remoteStatus(ctx, vw, head, st, maxLogScan)
+		if err != nil {
+			return nil, err
 		}
 		out.Remotes = append(out.Remotes, rs)
 	}
@@ -177,17 +177,32 @@ func (s *Syncer) Status(ctx context.Context, vw *Viewer, names []string) (*SyncS
 	return out, nil
 }
 
+// remoteStatus is st as vw sees it; for a viewer that may not see private
+// notes, counting the commits apart examines at most scan on each side.
+func (s *Syncer) remoteStatus(ctx context.Context, vw *Viewer, head repo.CommitID, st remote.Status, scan int) (RemoteStatus, error) {
+	rs := RemoteStatus{Remote: st.Remote, Tip: st.Tip, Ahead: st.Ahead, Behind: st.Behind,
+		LastFetch: st.LastFetch, LastPush: st.LastPush, LastSync: st.LastSync,
+		LastError: st.LastError, LastErrorCode: st.LastErrorCode, ErrorSince: st.ErrorSince,
+		Refused: st.Refused, Loop: s.progress(st.Remote)}
+	if !vw.SeesAll() {
+		if err := s.hideFrom(ctx, vw, head, &rs, scan); err != nil {
+			return RemoteStatus{}, err
+		}
+	}
+	return rs, nil
+}
+
 // hideFrom makes rs what a viewer that may not see private notes sees (Status).
-func (s *Syncer) hideFrom(ctx context.Context, vw *Viewer, head repo.CommitID, rs *RemoteStatus) error {
+func (s *Syncer) hideFrom(ctx context.Context, vw *Viewer, head repo.CommitID, rs *RemoteStatus, scan int) error {
 	var partA, partB bool
 	var err error
 	if rs.Ahead > 0 {
-		if rs.Ahead, partA, err = vw.visibleBetween(ctx, rs.Tip, head); err != nil {
+		if rs.Ahead, partA, err = vw.visibleBetween(ctx, rs.Tip, head, scan); err != nil {
 			return err
 		}
 	}
 	if rs.Behind > 0 {
-		if rs.Behind, partB, err = vw.visibleBetween(ctx, head, rs.Tip); err != nil {
+		if rs.Behind, partB, err = vw.visibleBetween(ctx, head, rs.Tip, scan); err != nil {
 			return err
 		}
 	}
@@ -217,15 +232,15 @@ func hiddenError(c errcode.Code) string {
 }
 
 // visibleBetween counts the commits reachable from to and not from from ("" for
-// none) that the viewer may see (commitInfo), examining at most maxLogScan of
-// them (partial when there were more).
-func (c *Viewer) visibleBetween(ctx context.Context, from, to repo.CommitID) (n int, partial bool, err error) {
+// none) that the viewer may see (commitInfo), examining at most scan of them,
+// oldest first (partial when there were more).
+func (c *Viewer) visibleBetween(ctx context.Context, from, to repo.CommitID, scan int) (n int, partial bool, err error) {
 	if to == "" {
 		return 0, false, nil
 	}
 	after, seen := repo.CommitID(""), 0
 	for {
-		evs, next, err := c.v.CommitsBetween(ctx, from, to, after, 1000)
+		evs, next, err := c.v.CommitsBetween(ctx, from, to, after, min(scan-seen, 1000))
 		if err != nil {
 			return 0, false, fmt.Errorf("count commits: %w", err)
 		}
@@ -238,7 +253,7 @@ func (c *Viewer) visibleBetween(ctx context.Context, from, to repo.CommitID) (n 
 		if next == "" {
 			return n, false, nil
 		}
-		if seen >= maxLogScan {
+		if seen >= scan {
 			return n, true, nil
 		}
 		after = next
@@ -251,9 +266,12 @@ func (c *Viewer) visibleBetween(ctx context.Context, from, to repo.CommitID) (n 
 // Pushed is true only when the remote is known to hold the commit: a push that
 // fails never moves the tip it is judged by.
 type WriteRemote struct {
-	Remote        string `json:"remote"`
-	Pushed        bool   `json:"pushed"`
-	Ahead         int    `json:"ahead"`
+	Remote string `json:"remote"`
+	Pushed bool   `json:"pushed"`
+	Ahead  int    `json:"ahead"`
+	// AheadPartial: for a viewer that may not see private notes, Ahead counts
+	// the visible commits among the first maxWriteScan ahead only.
+	AheadPartial  bool   `json:"ahead_partial,omitempty"`
 	LastError     string `json:"last_error,omitempty"`
 	LastErrorCode string `json:"last_error_code,omitempty"`
 }
@@ -266,18 +284,22 @@ func (s *Syncer) WriteRemote(ctx context.Context, vw *Viewer, commit repo.Commit
 	if err != nil || name == "" || commit == "" {
 		return nil, err
 	}
-	st, err := s.Status(ctx, vw, []string{name})
+	head := s.v.Head()
+	st, err := s.rs.Status(ctx, name, head)
 	if err != nil {
 		return nil, err
 	}
-	rs := st.Remotes[0]
-	out := &WriteRemote{Remote: name, Ahead: rs.Ahead, LastError: rs.LastError, LastErrorCode: rs.LastErrorCode}
-	tip, err := s.rs.Status(ctx, name, s.v.Head())
+	rs, err := s.remoteStatus(ctx, vw, head, st, maxWriteScan)
 	if err != nil {
 		return nil, err
 	}
-	if tip.Tip != "" {
-		ahead, _, err := s.rs.AheadBehind(ctx, commit, tip.Tip)
+	out := &WriteRemote{Remote: name, Ahead: rs.Ahead, AheadPartial: rs.Partial, LastError: rs.LastError, LastErrorCode: rs.LastErrorCode}
+	switch {
+	case st.Tip == "":
+	case commit == head:
+		out.Pushed = st.Ahead == 0
+	default:
+		ahead, _, err := s.rs.AheadBehind(ctx, commit, st.Tip)
 		if err != nil {
 			return nil, err
 		}

@@ -194,7 +194,7 @@ func WantError(t *testing.T, c *client.Client, ctx context.Context, name string,
 }
 
 // Git runs git in dir and returns its output.
-func Git(t *testing.T, dir string, args ...string) string {
+func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 	if err != nil {
