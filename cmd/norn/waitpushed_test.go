@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // refuseAll makes the bare repository's pre-receive hook refuse every push.
@@ -94,4 +100,65 @@ func TestCLI_WriteRemote(t *testing.T) {
 func revParse(t *testing.T, dir, rev string) string {
 	t.Helper()
 	return strings.TrimSpace(git(t, dir, "rev-parse", rev))
+}
+
+// TestServe_SyncInterval: norn serve --sync-interval syncs the default remote
+// (at once, then every interval), logs it, and stops with the server.
+func TestServe_SyncInterval(t *testing.T) {
+	dir := newVault(t)
+	bare := newBareRemote(t)
+	mustCLI(t, dir, "", "remote", "add", "origin", bare)
+	mustCLI(t, dir, "# A\n", "write", "a.md")
+	head := revParse(t, dir, "HEAD")
+
+	stdin, stdinW := io.Pipe()
+	var stderr syncBuffer
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	e := &env{stdin: stdin, stdout: io.Discard, stderr: &stderr, getenv: func(k string) string {
+		if k == "NORN_VAULT" {
+			return dir
+		}
+		return ""
+	}}
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, []string{"serve", "-v", "--stdio", "--sync-interval", "1h"}, e) }()
+	// Wait for the remote to hold the vault's head (a hang guard, not a timing
+	// assertion: the first sync runs at once).
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if out, err := exec.Command("git", "-C", bare, "rev-parse", "-q", "--verify", "main").Output(); err == nil && strings.TrimSpace(string(out)) == head {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the periodic sync never pushed:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	stdinW.Close()
+	if c := <-code; c != exitOK {
+		t.Fatalf("norn serve: exit %d\n%s", c, stderr.String())
+	}
+	if log := stderr.String(); !strings.Contains(log, "periodic sync") || !strings.Contains(log, "outcome=first-push") {
+		t.Fatalf("log:\n%s", log)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
