@@ -33,6 +33,9 @@ type Syncer struct {
 	// wait on it.
 	ended chan struct{}
 	syncs int // syncs ended
+	// vis remembers which commits viewers that may not see private notes see
+	// (visibleBetween).
+	vis map[visKey]bool
 }
 
 // SyncerOptions configure a Syncer.
@@ -66,7 +69,7 @@ func NewSyncer(v *Vault, rs *remote.Remotes, o SyncerOptions) *Syncer {
 	if o.WaitBound <= 0 {
 		o.WaitBound = DefaultWaitBound
 	}
-	return &Syncer{v: v, rs: rs, o: o, loop: map[string]*loopState{}, ended: make(chan struct{})}
+	return &Syncer{v: v, rs: rs, o: o, loop: map[string]*loopState{}, ended: make(chan struct{}), vis: map[visKey]bool{}}
 }
 
 // Remotes are the remotes the Syncer syncs with.
@@ -197,12 +200,12 @@ func (s *Syncer) hideFrom(ctx context.Context, vw *Viewer, head repo.CommitID, r
 	var partA, partB bool
 	var err error
 	if rs.Ahead > 0 {
-		if rs.Ahead, partA, err = vw.visibleBetween(ctx, rs.Tip, head, scan); err != nil {
+		if rs.Ahead, partA, err = s.visibleBetween(ctx, vw, rs.Tip, head, scan); err != nil {
 			return err
 		}
 	}
 	if rs.Behind > 0 {
-		if rs.Behind, partB, err = vw.visibleBetween(ctx, head, rs.Tip, scan); err != nil {
+		if rs.Behind, partB, err = s.visibleBetween(ctx, vw, head, rs.Tip, scan); err != nil {
 			return err
 		}
 	}
@@ -231,33 +234,52 @@ func hiddenError(c errcode.Code) string {
 	return fmt.Sprintf("%s (the details may name private notes: ask the vault's owner, or see norn status): %s", c, c.Hint())
 }
 
+// visKey keys the cache of whether a viewer that may not see private notes sees
+// a commit (commitInfo): that depends on the commit and on the vault's settings
+// (their privacy folders), named by the settings file's revision at HEAD.
+type visKey struct {
+	commit   repo.CommitID
+	settings repo.Revision
+}
+
+// maxVisCache bounds the visibility cache; past it, it starts afresh.
+const maxVisCache = 100000
+
 // visibleBetween counts the commits reachable from to and not from from ("" for
-// none) that the viewer may see (commitInfo), examining at most scan of them,
-// oldest first (partial when there were more).
-func (c *Viewer) visibleBetween(ctx context.Context, from, to repo.CommitID, scan int) (n int, partial bool, err error) {
+// none) that vw, a viewer that may not see private notes, may see (commitInfo,
+// remembered per commit), examining at most scan of them, oldest first
+// (partial when there were more).
+func (s *Syncer) visibleBetween(ctx context.Context, vw *Viewer, from, to repo.CommitID, scan int) (n int, partial bool, err error) {
 	if to == "" {
 		return 0, false, nil
 	}
-	after, seen := repo.CommitID(""), 0
-	for {
-		evs, next, err := c.v.CommitsBetween(ctx, from, to, after, min(scan-seen, 1000))
-		if err != nil {
-			return 0, false, fmt.Errorf("count commits: %w", err)
-		}
-		for _, ev := range evs {
-			if _, ok := c.commitInfo(ctx, ev.Commit); ok {
-				n++
-			}
-		}
-		seen += len(evs)
-		if next == "" {
-			return n, false, nil
-		}
-		if seen >= scan {
-			return n, true, nil
-		}
-		after = next
+	cms, err := s.v.repo.CommitsOnly(ctx, from, to, scan+1)
+	if err != nil {
+		return 0, false, fmt.Errorf("count commits: %w", err)
 	}
+	if partial = len(cms) > scan; partial {
+		cms = cms[:scan]
+	}
+	settings := s.v.Revision(ConfigPath)
+	for _, cm := range cms {
+		k := visKey{cm.ID, settings}
+		s.mu.Lock()
+		vis, ok := s.vis[k]
+		s.mu.Unlock()
+		if !ok {
+			_, vis = vw.commitInfo(ctx, cm)
+			s.mu.Lock()
+			if len(s.vis) >= maxVisCache {
+				clear(s.vis)
+			}
+			s.vis[k] = vis
+			s.mu.Unlock()
+		}
+		if vis {
+			n++
+		}
+	}
+	return n, partial, nil
 }
 
 // WriteRemote is where a write stands against the vault's default remote: on

@@ -79,8 +79,8 @@ func BenchmarkMCPWrite(b *testing.B) {
 	if _, err := v.Index.Graph(ctx); err != nil {
 		b.Fatal(err)
 	}
+	i := 0 // across runs of the sub-benchmark (-count): every create is of a new path
 	b.Run("write_note/create", func(b *testing.B) {
-		i := 0
 		for b.Loop() {
 			call("write_note", map[string]any{"path": fmt.Sprintf("new/fresh%06d.md", i), "content": fmt.Sprintf("---\ntitle: Fresh %d\n---\n# Fresh %d\nAbout [[n00001]].\n", i, i)})
 			i++
@@ -89,26 +89,32 @@ func BenchmarkMCPWrite(b *testing.B) {
 	// The same create on a server that reports where the write stands against a
 	// remote (a bare repository on disk, synced once): remote costs a look at the
 	// remote-tracking ref and an ahead count, never a transfer.
+	// Its remote is set up once, before the first run; each run syncs first,
+	// so that every run starts level with the remote.
+	var rc *client.Client
+	var sy *vault.Syncer
 	remoteN := 0 // across runs of the sub-benchmark: every create is of a new path
 	b.Run("write_note/create/remote", func(b *testing.B) {
-		bare := filepath.Join(b.TempDir(), "remote.git")
-		testmcp.Git(b, "", "init", "-q", "--bare", "-b", "main", bare)
-		sy := testmcp.NewSyncer(b, v)
-		if err := sy.Remotes().Add("origin", bare); err != nil {
-			b.Fatal(err)
+		if rc == nil {
+			bare := filepath.Join(b.TempDir(), "remote.git")
+			testmcp.Git(b, "", "init", "-q", "--bare", "-b", "main", bare)
+			sy = testmcp.NewSyncer(b, v)
+			if err := sy.Remotes().Add("origin", bare); err != nil {
+				b.Fatal(err)
+			}
+			var err error
+			if rc, err = client.NewInProcessClient(mcp.NewMCPServer(v, mcp.MCPOptions{Version: "bench", SkipOutputValidation: true, Sync: sy})); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { rc.Close() })
+			if err := rc.Start(cctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := rc.Initialize(cctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "bench", Version: "0"}}}); err != nil {
+				b.Fatal(err)
+			}
 		}
 		if _, err := sy.Sync(ctx, "origin"); err != nil {
-			b.Fatal(err)
-		}
-		rc, err := client.NewInProcessClient(mcp.NewMCPServer(v, mcp.MCPOptions{Version: "bench", SkipOutputValidation: true, Sync: sy}))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer rc.Close()
-		if err := rc.Start(cctx); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := rc.Initialize(cctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "bench", Version: "0"}}}); err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
