@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +26,9 @@ type Syncer struct {
 	rs *remote.Remotes
 	o  SyncerOptions
 
-	syncMu sync.Mutex // one sync at a time
+	// turn holds one token: a sync takes it, so syncs run one at a time, and a
+	// caller waiting for its turn gives up when its context ends.
+	turn chan struct{}
 
 	mu   sync.Mutex // guards what follows
 	loop map[string]*loopState
@@ -69,7 +72,8 @@ func NewSyncer(v *Vault, rs *remote.Remotes, o SyncerOptions) *Syncer {
 	if o.WaitBound <= 0 {
 		o.WaitBound = DefaultWaitBound
 	}
-	return &Syncer{v: v, rs: rs, o: o, loop: map[string]*loopState{}, ended: make(chan struct{}), vis: map[visKey]bool{}}
+	return &Syncer{v: v, rs: rs, o: o, loop: map[string]*loopState{}, ended: make(chan struct{}), vis: map[visKey]bool{},
+		turn: make(chan struct{}, 1)}
 }
 
 // Remotes are the remotes the Syncer syncs with.
@@ -94,10 +98,15 @@ func (s *Syncer) DefaultRemote() (string, error) {
 }
 
 // Sync syncs the vault with remote name (remote.Remotes.Sync), recording the
-// outcome, with its error's code, for Status.
+// outcome, with its error's code, for Status. It waits for a sync under way
+// (the periodic one) as long as ctx lets it.
 func (s *Syncer) Sync(ctx context.Context, name string) (*remote.SyncResult, error) {
-	s.syncMu.Lock()
-	defer s.syncMu.Unlock()
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sync %s: waiting for the sync under way: %w", name, ctx.Err())
+	}
+	defer func() { <-s.turn }()
 	res, err := s.rs.Sync(ctx, s.v, name, remote.SyncOptions{Machine: s.o.Machine, Now: s.o.Now,
 		Classify: func(err error) string { return string(errcode.Classify(err)) }})
 	s.mu.Lock()
@@ -164,7 +173,7 @@ func (s *Syncer) Status(ctx context.Context, vw *Viewer, names []string) (*SyncS
 	head := s.v.Head()
 	out := &SyncStatus{Head: head, Remotes: []RemoteStatus{}}
 	for _, n := range names {
-		st, err := s.rs.Status(ctx, n, head)
+		st, err := s.remoteState(ctx, n, head)
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +187,40 @@ func (s *Syncer) Status(ctx context.Context, vw *Viewer, names []string) (*SyncS
 		out.Head = ""
 	}
 	return out, nil
+}
+
+// remoteState is remote.Status for remote name against head, from what the
+// syncs recorded (remote.Remotes.State: the remote's tip as the last sync saw
+// it, else its remote-tracking ref) and counted with the vault's own reader, so
+// that it never waits for a transfer under way (a write's answer asks it).
+func (s *Syncer) remoteState(ctx context.Context, name string, head repo.CommitID) (remote.Status, error) {
+	st, err := s.rs.State(name)
+	if err != nil {
+		return st, err
+	}
+	if st.Tip == "" {
+		tracking := "refs/remotes/" + name + "/" + strings.TrimPrefix(s.v.Branch(), "refs/heads/")
+		if tip, err := s.v.ResolveCommit(tracking); err == nil {
+			st.Tip = tip
+		}
+	}
+	if st.Ahead, err = s.apart(ctx, st.Tip, head); err != nil {
+		return st, fmt.Errorf("status %s: %w", name, err)
+	}
+	if st.Behind, err = s.apart(ctx, head, st.Tip); err != nil {
+		return st, fmt.Errorf("status %s: %w", name, err)
+	}
+	return st, nil
+}
+
+// apart counts the commits reachable from b and not from a ("" for none), as
+// git rev-list --count a..b does.
+func (s *Syncer) apart(ctx context.Context, a, b repo.CommitID) (int, error) {
+	if b == "" || a == b {
+		return 0, nil
+	}
+	cms, err := s.v.repo.CommitsOnly(ctx, a, b, 0)
+	return len(cms), err
 }
 
 // remoteStatus is st as vw sees it; for a viewer that may not see private
@@ -307,7 +350,7 @@ func (s *Syncer) WriteRemote(ctx context.Context, vw *Viewer, commit repo.Commit
 		return nil, err
 	}
 	head := s.v.Head()
-	st, err := s.rs.Status(ctx, name, head)
+	st, err := s.remoteState(ctx, name, head)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +364,7 @@ func (s *Syncer) WriteRemote(ctx context.Context, vw *Viewer, commit repo.Commit
 	case commit == head:
 		out.Pushed = st.Ahead == 0
 	default:
-		ahead, _, err := s.rs.AheadBehind(ctx, commit, st.Tip)
+		ahead, err := s.apart(ctx, st.Tip, commit)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/internal/testvault"
@@ -154,5 +155,53 @@ func TestSyncer_StatusRefused(t *testing.T) {
 	}
 	if reader := f.status(t, false); len(reader.Refused) != 1 || reader.Refused[0].Path != "link.md" {
 		t.Errorf("reader: %+v", reader.Refused)
+	}
+}
+
+// TestSyncer_WaitPushedBounded: a write waiting for its push while another sync
+// holds the turn (one stuck in the remote's hook) gives up at its bound and says
+// so, instead of waiting for the other sync.
+func TestSyncer_WaitPushedBounded(t *testing.T) {
+	ctx := context.Background()
+	f := newSyncFixture(t, map[string]string{"pub.md": "# Pub\n"})
+	s := vault.NewSyncer(f.v, f.rs, vault.SyncerOptions{Machine: "test", WaitBound: 100 * time.Millisecond})
+	if _, err := s.Sync(ctx, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fifo, started := filepath.Join(dir, "release"), filepath.Join(dir, "started")
+	if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
+		t.Skipf("mkfifo: %v %s", err, out)
+	}
+	hook := "#!/bin/sh\ntouch " + started + "\ncat " + fifo + " >/dev/null\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(f.bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := testvault.Write(f.v, "a.md", "# A\n"); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() { _, err := s.Sync(ctx, "origin"); first <- err }()
+	for deadline := time.Now().Add(60 * time.Second); ; { // a hang guard
+		if _, err := os.Stat(started); err == nil {
+			break // the first sync is in the remote's hook, holding the turn
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first sync never reached the hook")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := testvault.Write(f.v, "b.md", "# B\n"); err != nil {
+		t.Fatal(err)
+	}
+	wr, err := s.WaitPushed(ctx, f.viewer(t, true), f.v.Head())
+	if err != nil || wr == nil || wr.Pushed || wr.LastErrorCode != string(errcode.Canceled) || !strings.Contains(wr.LastError, "not on the remote after 100ms") {
+		t.Fatalf("wait while another sync holds the turn: %+v, %v", wr, err)
+	}
+	if err := os.WriteFile(fifo, []byte("go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the first sync: %v", err)
 	}
 }

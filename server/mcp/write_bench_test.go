@@ -94,9 +94,10 @@ func BenchmarkMCPWrite(b *testing.B) {
 	var rc *client.Client
 	var sy *vault.Syncer
 	remoteN := 0 // across runs of the sub-benchmark: every create is of a new path
+	remoteDir := b.TempDir() // the parent's: it outlives each run
 	b.Run("write_note/create/remote", func(b *testing.B) {
 		if rc == nil {
-			bare := filepath.Join(b.TempDir(), "remote.git")
+			bare := filepath.Join(remoteDir, "remote.git")
 			testmcp.Git(b, "", "init", "-q", "--bare", "-b", "main", bare)
 			sy = testmcp.NewSyncer(b, v)
 			if err := sy.Remotes().Add("origin", bare); err != nil {

@@ -72,6 +72,25 @@ func (r *Remotes) Status(ctx context.Context, name string, head repo.CommitID) (
 	return st, nil
 }
 
+// State is what the syncs of remote name recorded: Status without the counts,
+// with Tip the remote's tip as the last sync saw it (fetched or pushed; "" for
+// an empty remote, or no sync yet). It reads only the state file, never waiting
+// for a transfer under way.
+func (r *Remotes) State(name string) (Status, error) {
+	if _, err := r.Get(name); err != nil {
+		return Status{}, err
+	}
+	r.stateMu.Lock()
+	all, err := r.readState()
+	r.stateMu.Unlock()
+	if err != nil {
+		return Status{}, err
+	}
+	st := all[name]
+	st.Remote = name
+	return st, nil
+}
+
 func (r *Remotes) statePath() string { return filepath.Join(r.gitDir, stateFile) }
 
 func (r *Remotes) readState() (map[string]Status, error) {
@@ -124,6 +143,9 @@ func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error,
 		}
 		if !res.pushed.IsZero() {
 			s.LastPush = res.pushed
+		}
+		if !res.fetched.IsZero() || !res.pushed.IsZero() {
+			s.Tip = res.tip
 		}
 		if len(res.Merges) > 0 || res.Outcome == FastForward {
 			s.Refused = res.Refused

@@ -73,7 +73,8 @@ type SyncResult struct {
 	// they stay in history, in the remote's commits.
 	Refused []RefusedPath `json:"refused,omitempty"`
 
-	fetched, pushed time.Time // for the recorded state
+	fetched, pushed time.Time     // for the recorded state
+	tip             repo.CommitID // the remote's tip as last seen: fetched, or pushed
 }
 
 // Sync brings the vault and remote name to the same commit: fetch; the remote
@@ -119,7 +120,7 @@ func (r *Remotes) syncRounds(ctx context.Context, v Vault, name string, opts Syn
 		if err != nil {
 			return err
 		}
-		res.fetched = opts.Now()
+		res.fetched, res.tip = opts.Now(), tip
 		done, err := r.syncOnce(ctx, v, name, tip, opts, res)
 		if packsMoved(err) {
 			continue
@@ -152,7 +153,7 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 		if err != nil {
 			return false, err
 		}
-		res.pushed = opts.Now()
+		res.pushed, res.tip = opts.Now(), local
 		if res.Outcome == "" || outcome == Merged {
 			res.Outcome = outcome
 		}
