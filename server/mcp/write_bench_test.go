@@ -93,7 +93,7 @@ func BenchmarkMCPWrite(b *testing.B) {
 	// so that every run starts level with the remote.
 	var rc *client.Client
 	var sy *vault.Syncer
-	remoteN := 0 // across runs of the sub-benchmark: every create is of a new path
+	remoteN := 0             // across runs of the sub-benchmark: every create is of a new path
 	remoteDir := b.TempDir() // the parent's: it outlives each run
 	b.Run("write_note/create/remote", func(b *testing.B) {
 		if rc == nil {
