@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"ledger":      {"note", "repo"},
 	"sync/remote": {"note", "repo", "config"},
 	"sync/feed":   {"note", "repo"},
-	"errcode":     {"note", "config", "repo", "graph", "hooks", "rerank"},
+	"errcode":     {"note", "config", "repo", "graph", "hooks", "rerank", "sync/remote"},
 	"vault":       vaultLayer,
 	// The surfaces.
 	"server/auth":  surface,

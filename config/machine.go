@@ -68,6 +68,9 @@ type Serve struct {
 	// AllowUnauthenticatedLoopback serves tokenless requests on a loopback address
 	// as the local agent.
 	AllowUnauthenticatedLoopback bool `yaml:"allow_unauthenticated_loopback"`
+	// SyncInterval is how often a serving Norn syncs the vault's default remote
+	// (from 10s to 24h); 0 (the default): no periodic sync.
+	SyncInterval Duration `yaml:"sync_interval"`
 }
 
 // Secret is a credential. It prints, logs and marshals as "[redacted]" (empty when
@@ -94,6 +97,13 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // MarshalYAML keeps YAML output from holding the value.
 func (s Secret) MarshalYAML() (any, error) { return s.String(), nil }
+
+// The bounds of a periodic sync's interval (Serve.SyncInterval, norn serve
+// --sync-interval).
+const (
+	MinSyncInterval = 10 * time.Second
+	MaxSyncInterval = 24 * time.Hour
+)
 
 // Duration is a time.Duration written as "2s" or "500ms".
 type Duration time.Duration
@@ -289,7 +299,7 @@ func (r *Remote) decode(d *decoder, n *yaml.Node, key string) {
 }
 
 func (s *Serve) decode(d *decoder, n *yaml.Node, key string) {
-	d.mapping(n, key, []string{"http", "max_concurrent", "allow_unauthenticated_loopback"}, func(k, full string, v *yaml.Node) {
+	d.mapping(n, key, []string{"http", "max_concurrent", "allow_unauthenticated_loopback", "sync_interval"}, func(k, full string, v *yaml.Node) {
 		switch k {
 		case "http":
 			var a string
@@ -304,6 +314,8 @@ func (s *Serve) decode(d *decoder, n *yaml.Node, key string) {
 			d.integer(v, full, 1, 10000, &s.MaxConcurrent)
 		case "allow_unauthenticated_loopback":
 			d.boolean(v, full, &s.AllowUnauthenticatedLoopback)
+		case "sync_interval":
+			d.duration(v, full, MinSyncInterval, MaxSyncInterval, &s.SyncInterval)
 		}
 	})
 }

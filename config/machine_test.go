@@ -30,6 +30,7 @@ serve:
   http: 127.0.0.1:7777
   max_concurrent: 8
   allow_unauthenticated_loopback: true
+  sync_interval: 5m
 `
 
 func TestParseMachine(t *testing.T) {
@@ -44,7 +45,8 @@ func TestParseMachine(t *testing.T) {
 			"origin": {Username: "ann", PasswordEnv: "NORN_ORIGIN_PASSWORD"},
 			"backup": {Token: "tok-very-secret-token", SSHKey: "/home/ann/.ssh/id_ed25519", KnownHosts: "/home/ann/.ssh/known_hosts"},
 		},
-		Serve: config.Serve{HTTP: "127.0.0.1:7777", MaxConcurrent: 8, AllowUnauthenticatedLoopback: true},
+		Serve: config.Serve{HTTP: "127.0.0.1:7777", MaxConcurrent: 8, AllowUnauthenticatedLoopback: true,
+			SyncInterval: config.Duration(5 * time.Minute)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseMachine =\n%#v\nwant\n%#v", got, want)
@@ -112,6 +114,8 @@ func TestParseMachine_Errors(t *testing.T) {
 		{"serve address", "serve:\n  http: 7777\n", "serve.http", 2, "want a string"},
 		{"serve bool", "serve:\n  allow_unauthenticated_loopback: yes please\n", "serve.allow_unauthenticated_loopback", 2, "true or false"},
 		{"max concurrent", "serve: {max_concurrent: 0}\n", "serve.max_concurrent", 1, "from 1 to 10000"},
+		{"sync interval range", "serve:\n  sync_interval: 1s\n", "serve.sync_interval", 2, "duration from"},
+		{"sync interval", "serve:\n  sync_interval: often\n", "serve.sync_interval", 2, "duration"},
 		{"remotes not a mapping", "remotes: [origin]\n", "remotes", 1, "want a mapping of names to settings"},
 		{"secret where a mapping goes", "remotes:\n  origin: sk-secret-as-remote\n", "remotes.origin", 2, "got a single value"},
 		{"remote name", "remotes:\n  \"my remote\": {}\n", "remotes.my remote", 2, "one word"},

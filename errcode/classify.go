@@ -10,6 +10,7 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/rerank"
+	"github.com/norn-vault/norn/sync/remote"
 )
 
 // Coded is an error that knows its code: a surface's own sentinel (New), or a
@@ -68,6 +69,10 @@ func Classify(err error) Code {
 		return Closed
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Canceled
+	case errors.Is(err, remote.ErrUnreachable):
+		return RemoteUnreachable
+	case errors.Is(err, remote.ErrRejected):
+		return RemoteRejected
 	}
 	// graph.ErrFormat, graph.ErrCorrupt, graph.ErrInvalidBatch and
 	// hooks.ErrInvalidProposal are bugs or damage: Internal, with everything else.

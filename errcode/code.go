@@ -31,7 +31,12 @@ const (
 	IndexStale   Code = "index_stale"
 	Closed       Code = "closed"
 	Canceled     Code = "canceled"
-	Internal     Code = "internal"
+	// RemoteUnreachable: a git remote could not be reached (network, DNS, no
+	// repository at the URL); RemoteRejected: it refused a push for a reason of
+	// its own (a hook, a protected branch).
+	RemoteUnreachable Code = "remote_unreachable"
+	RemoteRejected    Code = "remote_rejected"
+	Internal          Code = "internal"
 )
 
 // CLI exit codes (docs/cli.md).
@@ -82,6 +87,10 @@ var table = []Info{
 		Hint: "reconnect and retry"},
 	{Code: Canceled, Class: Retryable, Exit: ExitError, MCP: string(Internal),
 		Hint: "the call was cancelled or ran out of time; retry"},
+	{Code: RemoteUnreachable, Class: Retryable, Exit: ExitError,
+		Hint: "the remote could not be reached: check the network and the remote's URL (norn remote check NAME); the writes are safe here and the next sync pushes them"},
+	{Code: RemoteRejected, Class: Fatal, Exit: ExitError,
+		Hint: "the remote refused the push (a hook, a protected branch, a non-bare repository): fix that on the remote; nothing moved there and nothing is lost here"},
 	{Code: Internal, Class: Fatal, Exit: ExitError, CLI: "error",
 		Hint: "this is a bug or a damaged vault (run `norn doctor`), not something a retry fixes"},
 }

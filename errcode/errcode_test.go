@@ -17,6 +17,7 @@ import (
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/rerank"
+	"github.com/norn-vault/norn/sync/remote"
 )
 
 // TestCode_Info: every code has a class, an exit code and a hint, and its
@@ -104,6 +105,14 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("search: %w", context.DeadlineExceeded), errcode.Canceled},
 		{fmt.Errorf("move: %w", own), errcode.Forbidden},
 		{fmt.Errorf("%w: %w", errcode.New(errcode.IndexStale, "index unavailable"), graph.ErrCorrupt), errcode.IndexStale},
+		{fmt.Errorf("fetch origin: %w: %w", remote.ErrUnreachable, errors.New("connection refused")), errcode.RemoteUnreachable},
+		{fmt.Errorf("push origin: %w: pre-receive hook declined", remote.ErrRejected), errcode.RemoteRejected},
+		{fmt.Errorf("sync origin: %w", remote.ErrRemoteMoved), errcode.Conflict},
+		{remote.ErrSyncBusy, errcode.Conflict},
+		{fmt.Errorf("fetch origin: %w", remote.ErrAuth), errcode.InvalidInput},
+		{&remote.HostKeyError{Host: "h"}, errcode.InvalidInput},
+		{remote.ErrNotFound, errcode.NotFound},
+		{fmt.Errorf("fetch: %w (%v)", context.Canceled, remote.ErrUnreachable), errcode.Canceled},
 		{errors.New("disk on fire"), errcode.Internal},
 	} {
 		if got := errcode.Classify(tc.err); got != tc.want {

@@ -128,6 +128,16 @@ func (v *Vault) foreignRequest(old, target CommitID) (*foreign, error) {
 	return f, nil
 }
 
+// MergeablePath checks the path rules a merge's Put obeys (ValidPath, and names
+// within MaxNameBytes not starting with TempPrefix): a path from another
+// machine's tree that fails them cannot be taken into the vault.
+func MergeablePath(p string) error {
+	if err := ValidPath(p); err != nil {
+		return err
+	}
+	return writableName(p)
+}
+
 func validMergeTx(m *MergeTx) error {
 	if err := ValidSubject(strings.TrimSpace(m.Message)); err != nil {
 		return err

@@ -217,6 +217,36 @@ func (v *Vault) CommitsBetween(ctx context.Context, from, to, after CommitID, li
 	return events, next, nil
 }
 
+// CommitsOnly returns the commits reachable from to and not from from ("" for
+// none), parents before children, at most limit of them (the oldest; limit <= 0:
+// all) — CommitsBetween's commits without their changes, for a caller that
+// only looks at some of them.
+func (v *Vault) CommitsOnly(ctx context.Context, from, to CommitID, limit int) ([]Commit, error) {
+	var old, tip hash
+	var err error
+	if from != "" {
+		if old, err = v.commitHash(from); err != nil {
+			return nil, err
+		}
+	}
+	if tip, err = v.commitHash(to); err != nil {
+		return nil, err
+	}
+	w, err := v.walkBetween(ctx, old, tip)
+	if err != nil {
+		return nil, fmt.Errorf("commits between %s and %s: %w", from.Short(), to.Short(), err)
+	}
+	order := w.order
+	if limit > 0 && len(order) > limit {
+		order = order[:limit]
+	}
+	out := make([]Commit, len(order))
+	for i, id := range order {
+		out[i] = toCommit(id, w.objs[id])
+	}
+	return out, nil
+}
+
 // commitHash checks that id names a commit of the repository.
 func (v *Vault) commitHash(id CommitID) (hash, error) {
 	h, ok := parseHash(string(id))

@@ -696,3 +696,37 @@ func (v *Vault) diffTrees(a, b hash, prefix string, out *[]FileChange) error {
 	}
 	return nil
 }
+
+// EntryKind is what a path holds in a tree.
+type EntryKind string
+
+// The kinds of entry KindAt reports.
+const (
+	KindNone      EntryKind = ""          // nothing at the path (or a prefix is a file)
+	KindFile      EntryKind = "file"      // a regular file (executable or not)
+	KindDir       EntryKind = "dir"       // a folder
+	KindSymlink   EntryKind = "symlink"   // a symbolic link
+	KindSubmodule EntryKind = "submodule" // a gitlink (another repository's commit)
+)
+
+// KindAt reports what p holds at commit-ish at ("" for HEAD), without judging
+// the path (a name the vault would refuse is looked up as it is): the sync uses
+// it on trees other machines made.
+func (v *Vault) KindAt(ctx context.Context, p note.Path, at string) (EntryKind, error) {
+	snap, err := v.at(at)
+	if err != nil {
+		return KindNone, fmt.Errorf("kind of %s: %w", p, err)
+	}
+	n := snap.root.lookup(string(p))
+	switch {
+	case n == nil:
+		return KindNone, nil
+	case n.mode == modeDir:
+		return KindDir, nil
+	case n.mode == modeSymlink:
+		return KindSymlink, nil
+	case n.mode == modeGitlink:
+		return KindSubmodule, nil
+	}
+	return KindFile, nil
+}

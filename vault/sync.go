@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 
+	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -27,6 +28,11 @@ func (v *Vault) Merge(ctx context.Context, m repo.MergeTx) (*repo.Result, error)
 // MergeBase is a best common ancestor of two commits (repo.Vault.MergeBase).
 func (v *Vault) MergeBase(ctx context.Context, a, b repo.CommitID) (repo.CommitID, error) {
 	return v.repo.MergeBase(ctx, a, b)
+}
+
+// KindAt is what a path holds at a commit (repo.Vault.KindAt).
+func (v *Vault) KindAt(ctx context.Context, p note.Path, at string) (repo.EntryKind, error) {
+	return v.repo.KindAt(ctx, p, at)
 }
 
 // KeepPacks holds the repository's packs in place while another reader of the

@@ -14,6 +14,7 @@ import (
 	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/vault"
 )
 
 // Exit codes (errcode's table gives each error code its own).
@@ -109,6 +110,10 @@ type globals struct {
 	// run then tells a norn serve running on it (notifyServer).
 	landed atomic.Bool
 	gitDir string
+	// v is the vault the command opened (openVault), for reporting where a
+	// write stands against the remote; wait is a write's --wait.
+	v    *vault.Vault
+	wait string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {

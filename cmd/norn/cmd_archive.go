@@ -13,7 +13,7 @@ import (
 func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("archive", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	reason := fs.String("reason", "", "why: archived, superseded or retracted (required)")
 	expected := revisionFlag(fs, "archive only if the note is still at this revision")
 	dry := fs.Bool("dry-run", false, "show what would change and the links it would leave dangling; write nothing")
@@ -31,18 +31,18 @@ func runArchive(ctx context.Context, e *env, g *globals, args []string) error {
 	defer v.Close()
 	p, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	tx := w.tx(v, repo.OpArchive)
 	res, err := v.ArchiveNote(ctx, vault.ArchiveRequest{Path: p, Reason: repo.Reason(*reason),
 		ExpectedRevision: repo.Revision(*expected), Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	if g.json {
-		return printMutation(e, res.Result, err, map[string]any{"dangling": res.Dangling})
+		return printMutation(ctx, e, g, res.Result, err, map[string]any{"dangling": res.Dangling})
 	}
-	verdict := printResult(e, g, res.Result, err)
+	verdict := printResult(ctx, e, g, res.Result, err)
 	if len(res.Dangling) == 0 {
 		fmt.Fprintln(e.stdout, "no other note links to it")
 		return verdict

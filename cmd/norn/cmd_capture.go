@@ -15,7 +15,7 @@ import (
 func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("capture", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	title := fs.String("title", "", "a short title for the entry")
 	dry := fs.Bool("dry-run", false, "check the gates and show what would change; write nothing")
 	args, err := parseFlags(fs, args)
@@ -44,10 +44,10 @@ func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	res, err := v.Capture(ctx, vault.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry})
 	if res == nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	if g.json {
-		return printMutation(e, res.Result, err, map[string]any{"path": res.Path, "revision": res.Revision, "created": res.Created})
+		return printMutation(ctx, e, g, res.Result, err, map[string]any{"path": res.Path, "revision": res.Revision, "created": res.Created})
 	}
-	return printResult(e, g, res.Result, err)
+	return printResult(ctx, e, g, res.Result, err)
 }

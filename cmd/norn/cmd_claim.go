@@ -44,7 +44,7 @@ func runClaim(ctx context.Context, e *env, g *globals, args []string) error {
 func runClaimAssert(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("claim assert", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	var k claimKey
 	k.register(fs)
 	value := fs.String("value", "", "the value asserted (required)")
@@ -77,13 +77,13 @@ func runClaimAssert(ctx context.Context, e *env, g *globals, args []string) erro
 	}
 	defer v.Close()
 	res, err := v.AssertClaim(ctx, cliActor(v, &w), r)
-	return printClaimWrite(e, g, res, err, *dry)
+	return printClaimWrite(ctx, e, g, res, err, *dry)
 }
 
 func runClaimRetract(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("claim retract", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	dry := fs.Bool("dry-run", false, "check everything, write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
@@ -99,7 +99,7 @@ func runClaimRetract(ctx context.Context, e *env, g *globals, args []string) err
 	}
 	defer v.Close()
 	res, err := v.RetractClaim(ctx, cliActor(v, &w), vault.RetractRequest{ID: id, DryRun: *dry})
-	return printClaimWrite(e, g, res, err, *dry)
+	return printClaimWrite(ctx, e, g, res, err, *dry)
 }
 
 // cliActor is the person at the command line: the owner (or --author), who
@@ -109,14 +109,14 @@ func cliActor(v *vault.Vault, w *writer) vault.Actor {
 	return vault.Actor{Author: tx.Author, Roles: tx.Roles, Private: true}
 }
 
-func printClaimWrite(e *env, g *globals, w *vault.ClaimWrite, err error, dry bool) error {
+func printClaimWrite(ctx context.Context, e *env, g *globals, w *vault.ClaimWrite, err error, dry bool) error {
 	if w == nil {
-		return refusedDryRun(e, g, dry, err)
+		return refusedDryRun(ctx, e, g, dry, err)
 	}
 	if g.json {
-		return printMutation(e, w.Result, nil, map[string]any{"claim": w.Claim, "path": w.Path})
+		return printMutation(ctx, e, g, w.Result, nil, map[string]any{"claim": w.Claim, "path": w.Path})
 	}
-	verdict := printResult(e, g, w.Result, nil)
+	verdict := printResult(ctx, e, g, w.Result, nil)
 	fmt.Fprintf(e.stdout, "claim %s\n", w.Claim.ID)
 	return verdict
 }

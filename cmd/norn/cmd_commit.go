@@ -32,5 +32,5 @@ func runCommit(ctx context.Context, e *env, g *globals, args []string) error {
 		fmt.Fprintln(e.stdout, "nothing to commit: the working tree matches HEAD")
 		return nil
 	}
-	return printResult(e, g, res, nil)
+	return printResult(ctx, e, g, res, nil)
 }

@@ -16,7 +16,7 @@ import (
 func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("edit", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	op := fs.String("op", "", "append, prepend, replace_section or find_replace")
 	expected := revisionFlag(fs, "the revision you read (required: norn read --json gives it)")
 	content := fs.String("content", "", "the text to append or prepend, or the section's new content (default: stdin)")
@@ -55,7 +55,7 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 	tx := w.tx(v, repo.OpEdit)
 	p, section, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	if *heading == "" && vault.EditOp(*op) == vault.EditReplaceSection {
 		*heading = section // "[[Note#Heading]]"
@@ -64,10 +64,10 @@ func runEdit(ctx context.Context, e *env, g *globals, args []string) error {
 		Content: text, Heading: *heading, Find: *find, Replace: *replace, Count: *count,
 		Author: tx.Author, Roles: tx.Roles, Message: tx.Message, DryRun: *dry})
 	if res == nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	if g.json {
-		return printMutation(e, res.Result, err, map[string]any{"path": p, "revision": res.Revision})
+		return printMutation(ctx, e, g, res.Result, err, map[string]any{"path": p, "revision": res.Revision})
 	}
-	return printResult(e, g, res.Result, err)
+	return printResult(ctx, e, g, res.Result, err)
 }

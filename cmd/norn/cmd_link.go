@@ -20,7 +20,7 @@ func runUnlink(ctx context.Context, e *env, g *globals, args []string) error {
 func runEdge(ctx context.Context, e *env, g *globals, name string, args []string) error {
 	fs := newFlags(name, g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	typ := fs.String("type", "", "the edge type, one of the vault's edges.types (link: required; unlink: default every type)")
 	why := new(string)
 	if name == "link" {
@@ -42,7 +42,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 	defer v.Close()
 	from, _, err := noteArg(ctx, e, g, v, args[0])
 	if err != nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	tx := w.tx(v, repo.OpLink)
 	r := vault.EdgeRequest{From: from, To: args[1], Type: *typ, Why: *why,
@@ -54,12 +54,12 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 		res, err = v.UnlinkNotes(ctx, r)
 	}
 	if res == nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
 	if g.json {
-		return printMutation(e, res.Result, err, map[string]any{"target": res.Target})
+		return printMutation(ctx, e, g, res.Result, err, map[string]any{"target": res.Target})
 	}
-	verdict := printResult(e, g, res.Result, err)
+	verdict := printResult(ctx, e, g, res.Result, err)
 	target := string(res.Target)
 	if target == "" {
 		target = args[1]
@@ -85,8 +85,16 @@ func openWired(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
 // printMutation prints a mutation's result as JSON with extra top-level fields,
 // and the dry run's verdict (with the error's fields when it is rejected: one
 // document); it returns the verdict error, marked as printed.
-func printMutation(e *env, res *repo.Result, verdict error, extra map[string]any) error {
+func printMutation(ctx context.Context, e *env, g *globals, res *repo.Result, verdict error, extra map[string]any) error {
 	out := map[string]any{"changes": res.Changes}
+	if verdict == nil && !res.DryRun && res.Commit != "" {
+		// The write is done: where it stands against the remote (and, with
+		// --wait pushed, a failure to push) is reported beside it, as printResult does.
+		var rem *vault.WriteRemote
+		if rem, verdict = writeRemote(ctx, e, g, res.Commit); rem != nil {
+			out["remote"] = rem
+		}
+	}
 	if res.Changes == nil {
 		out["changes"] = []repo.FileChange{}
 	}

@@ -15,7 +15,7 @@ var hexID = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
 func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("restore", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	from := fs.String("from", "", "a commit (id, short id, branch or HEAD, optionally with ~N / ^N) holding the note, or the note's revision, full or abbreviated to 7+ digits as archive prints it (required)")
 	dry := fs.Bool("dry-run", false, "show what would change; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)
@@ -44,7 +44,7 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	r.Author, r.Roles, r.Message = tx.Author, tx.Roles, tx.Message
 	res, err := v.RestoreNote(ctx, r)
 	if res == nil {
-		return refusedDryRun(e, g, *dry, err)
+		return refusedDryRun(ctx, e, g, *dry, err)
 	}
-	return printResult(e, g, res.Result, err)
+	return printResult(ctx, e, g, res.Result, err)
 }

@@ -35,6 +35,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	maintenance := fs.Bool("maintenance", false, "with --stdio: add the maintenance scope (may change protected blocks)")
 	anon := fs.Bool("allow-unauthenticated-loopback", false, "with --http on a loopback address: serve requests without a token as the local agent (read,write)")
 	maxConcurrent := fs.Int("max-concurrent", server.DefaultMaxConcurrent, "with --http: how many requests one principal may have running at once (more are answered 429; listening streams are counted apart)")
+	syncEvery := fs.Duration("sync-interval", 0, "sync the vault's default remote this often (with jitter; backing off after failures) and soon after local writes settle, e.g. 5m; 0: no periodic sync (default: serve.sync_interval in machine.yaml)")
 	validate := fs.Bool("validate-output", false, "check every tool result against the tool's output schema before sending it (tests and interop runs; costs 0.1–0.4 ms a call)")
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
@@ -46,7 +47,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	defer v.Close() // after everything below has stopped: drains the committer
-	serveDefaults(fs, m.Serve, *stdio, &addr, maxConcurrent, anon)
+	serveDefaults(fs, m.Serve, *stdio, &addr, maxConcurrent, anon, syncEvery)
 	switch {
 	case *stdio == (addr != ""):
 		return usagef("pass exactly one of --stdio or --http ADDR (or set serve.http in %s)", machinePath(v.GitDir()))
@@ -58,18 +59,33 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err := inRange("max-concurrent", *maxConcurrent, 1, 10000); err != nil {
 		return err
 	}
+	if d := *syncEvery; d != 0 && (d < config.MinSyncInterval || d > config.MaxSyncInterval) {
+		return usagef("--sync-interval %s: want 0 (off) or from %s to %s", d, config.MinSyncInterval, config.MaxSyncInterval)
+	}
 	if addr != "" {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", addr)
 		}
 	}
 
+	syncer, err := newSyncer(e, g, v)
+	if err != nil {
+		return err
+	}
 	mctx, stopMaint := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(v.Index.LoadLinks) // the index opened without its link graph; read it now
 	wg.Go(func() {
 		(&vault.Maintainer{Vault: v, Logger: log, Settle: vault.DefaultSettle, Watch: true}).Run(mctx)
 	})
+	if *syncEvery > 0 {
+		log.Info("periodic sync", "interval", *syncEvery)
+		wg.Go(func() {
+			if err := syncer.Run(mctx, vault.LoopOptions{Interval: *syncEvery}); err != nil {
+				log.Error("periodic sync stopped", "err", err)
+			}
+		})
+	}
 	defer wg.Wait()
 	defer stopMaint()
 
@@ -84,7 +100,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	// endpoint (with --http) and wait_for_changes answer from it.
 	hub := feed.New(v, feed.Options{Logger: log})
 	defer hub.Close() // before the vault closes: ends every feed connection and long poll
-	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate, Feed: hub})
+	srv := mcp.NewMCPServer(v, mcp.MCPOptions{Logger: log, Version: buildVersion(), SkipOutputValidation: !*validate, Feed: hub, Sync: syncer})
 
 	if *stdio {
 		p := auth.Principal{Name: agent, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}}
@@ -146,7 +162,7 @@ func ownerPrincipal(v *vault.Vault) auth.Principal {
 
 // serveDefaults lays this machine's serve settings (machine.yaml's serve section)
 // under the flags: each applies where its flag is not given.
-func serveDefaults(fs *flag.FlagSet, m config.Serve, stdio bool, addr *string, maxConcurrent *int, anon *bool) {
+func serveDefaults(fs *flag.FlagSet, m config.Serve, stdio bool, addr *string, maxConcurrent *int, anon *bool, syncEvery *time.Duration) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if !given["http"] && !stdio {
@@ -157,6 +173,9 @@ func serveDefaults(fs *flag.FlagSet, m config.Serve, stdio bool, addr *string, m
 	}
 	if !given["allow-unauthenticated-loopback"] && *addr != "" {
 		*anon = m.AllowUnauthenticatedLoopback
+	}
+	if !given["sync-interval"] {
+		*syncEvery = time.Duration(m.SyncInterval)
 	}
 }
 

@@ -11,23 +11,23 @@ import (
 	"github.com/norn-vault/norn/vault"
 )
 
-// runSync syncs the vault with one remote (remote.Remotes.Sync).
+// runSync syncs the vault with one remote (vault.Syncer.Sync).
 func runSync(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("sync", g)
 	pos, err := parseArgs(fs, args, 0, 1)
 	if err != nil {
 		return err
 	}
-	v, rs, err := openRemotes(ctx, e, g)
+	v, s, err := openSyncer(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	name, err := pickRemote(rs, pos)
+	name, err := pickRemote(s, pos)
 	if err != nil {
 		return err
 	}
-	res, err := rs.Sync(ctx, v, name, remote.SyncOptions{Machine: machineName(e)})
+	res, err := s.Sync(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -37,6 +37,9 @@ func runSync(ctx context.Context, e *env, g *globals, args []string) error {
 	fmt.Fprintf(e.stdout, "%s: %s at %s\n", res.Remote, res.Outcome, res.Head.Short())
 	for _, k := range res.Kept {
 		fmt.Fprintf(e.stdout, "kept: %s\n", k)
+	}
+	for _, rp := range res.Refused {
+		fmt.Fprintf(e.stdout, "refused: %q (%s)\n", rp.Path, rp.Reason)
 	}
 	for _, c := range res.Conflicts {
 		fmt.Fprintf(e.stdout, "conflict: %s (theirs at %s)\n", c.Path, c.Sibling)
@@ -53,12 +56,7 @@ func openRemotes(ctx context.Context, e *env, g *globals) (*vault.Vault, *remote
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := loadMachine(e, v.GitDir())
-	if err != nil {
-		v.Close()
-		return nil, nil, err
-	}
-	rs, err := remote.Open(v.GitDir(), remote.Options{Branch: strings.TrimPrefix(v.Branch(), "refs/heads/"), Logger: logger(e, g), Credentials: remoteCredentials(e, m)})
+	rs, err := vaultRemotes(e, g, v)
 	if err != nil {
 		v.Close()
 		return nil, nil, err
@@ -66,22 +64,57 @@ func openRemotes(ctx context.Context, e *env, g *globals) (*vault.Vault, *remote
 	return v, rs, nil
 }
 
-// pickRemote is the remote named in pos, else the only one, else origin.
-func pickRemote(rs *remote.Remotes, pos []string) (string, error) {
+// vaultRemotes opens v's remotes with this machine's credentials.
+func vaultRemotes(e *env, g *globals, v *vault.Vault) (*remote.Remotes, error) {
+	m, err := loadMachine(e, v.GitDir())
+	if err != nil {
+		return nil, err
+	}
+	return remote.Open(v.GitDir(), remote.Options{Branch: strings.TrimPrefix(v.Branch(), "refs/heads/"), Logger: logger(e, g), Credentials: remoteCredentials(e, m)})
+}
+
+// newSyncer is v's Syncer over its remotes, with this machine's credentials
+// and name.
+func newSyncer(e *env, g *globals, v *vault.Vault) (*vault.Syncer, error) {
+	rs, err := vaultRemotes(e, g, v)
+	if err != nil {
+		return nil, err
+	}
+	return vault.NewSyncer(v, rs, vault.SyncerOptions{Machine: machineName(e), Logger: logger(e, g)}), nil
+}
+
+// openSyncer opens the vault and its Syncer.
+func openSyncer(ctx context.Context, e *env, g *globals) (*vault.Vault, *vault.Syncer, error) {
+	v, _, err := openVault(ctx, e, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := newSyncer(e, g, v)
+	if err != nil {
+		v.Close()
+		return nil, nil, err
+	}
+	return v, s, nil
+}
+
+// pickRemote is the remote named in pos, else the default one
+// (vault.Syncer.DefaultRemote), else origin (which then says it does not exist).
+func pickRemote(s *vault.Syncer, pos []string) (string, error) {
 	if len(pos) == 1 {
 		return pos[0], nil
 	}
-	list, err := rs.List()
+	list, err := s.Remotes().List()
 	if err != nil {
 		return "", err
 	}
-	switch {
-	case len(list) == 0:
+	if len(list) == 0 {
 		return "", usagef("the vault has no remote: add one with norn remote add NAME URL")
-	case len(list) == 1:
-		return list[0].Name, nil
 	}
-	return "origin", nil
+	name, err := s.DefaultRemote()
+	if name == "" && err == nil {
+		name = "origin"
+	}
+	return name, err
 }
 
 // machineName names this machine in conflict siblings: $NORN_MACHINE, else the

@@ -21,7 +21,7 @@ type synthesisAnswer struct {
 func runSynthesis(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("synthesis", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

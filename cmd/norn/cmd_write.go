@@ -15,7 +15,7 @@ const maxStdin = 64 << 20
 func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("write", g)
 	var w writer
-	w.register(fs)
+	w.register(fs, g)
 	expected := revisionFlag(fs, "the revision you read; required to update an existing note")
 	dry := fs.Bool("dry-run", false, "check revision and gates and show what would change; write nothing")
 	args, err := parseArgs(fs, args, 1, 1)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
@@ -174,17 +175,18 @@ func TestCLI_ConfigMachineKeys(t *testing.T) {
 
 // TestServeDefaults: machine.yaml's serve settings apply where no flag is given.
 func TestServeDefaults(t *testing.T) {
-	m := config.Serve{HTTP: "127.0.0.1:7777", MaxConcurrent: 8, AllowUnauthenticatedLoopback: true}
+	m := config.Serve{HTTP: "127.0.0.1:7777", MaxConcurrent: 8, AllowUnauthenticatedLoopback: true, SyncInterval: config.Duration(time.Minute)}
 	tests := []struct {
 		args  []string
 		stdio bool
 		addr  string
 		max   int
 		anon  bool
+		every time.Duration
 	}{
-		{nil, false, "127.0.0.1:7777", 8, true},
-		{[]string{"--http", "127.0.0.1:1", "--max-concurrent", "2", "--allow-unauthenticated-loopback=false"}, false, "127.0.0.1:1", 2, false},
-		{[]string{"--stdio"}, true, "", 8, false},
+		{nil, false, "127.0.0.1:7777", 8, true, time.Minute},
+		{[]string{"--http", "127.0.0.1:1", "--max-concurrent", "2", "--allow-unauthenticated-loopback=false", "--sync-interval", "0"}, false, "127.0.0.1:1", 2, false, 0},
+		{[]string{"--stdio", "--sync-interval", "30s"}, true, "", 8, false, 30 * time.Second},
 	}
 	for _, tt := range tests {
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -193,16 +195,20 @@ func TestServeDefaults(t *testing.T) {
 		fs.StringVar(&addr, "http", "", "")
 		maxC := fs.Int("max-concurrent", 64, "")
 		anon := fs.Bool("allow-unauthenticated-loopback", false, "")
+		every := fs.Duration("sync-interval", 0, "")
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		serveDefaults(fs, m, *stdio, &addr, maxC, anon)
-		if addr != tt.addr || *maxC != tt.max || *anon != tt.anon {
-			t.Errorf("%v: addr %q max %d anon %v; want %q %d %v", tt.args, addr, *maxC, *anon, tt.addr, tt.max, tt.anon)
+		serveDefaults(fs, m, *stdio, &addr, maxC, anon, every)
+		if addr != tt.addr || *maxC != tt.max || *anon != tt.anon || *every != tt.every {
+			t.Errorf("%v: addr %q max %d anon %v every %s; want %q %d %v %s", tt.args, addr, *maxC, *anon, *every, tt.addr, tt.max, tt.anon, tt.every)
 		}
 	}
 	dir := newVault(t)
 	if _, errs, code := cli(t, dir, "", "serve"); code != exitUsage || !strings.Contains(errs, "machine.yaml") {
 		t.Errorf("serve without an address: exit %d %s", code, errs)
+	}
+	if _, errs, code := cli(t, dir, "", "serve", "--stdio", "--sync-interval", "1s"); code != exitUsage || !strings.Contains(errs, "--sync-interval 1s") {
+		t.Errorf("serve --sync-interval 1s: exit %d %s", code, errs)
 	}
 }

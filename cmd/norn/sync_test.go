@@ -90,3 +90,44 @@ func TestCLI_SyncWithGit(t *testing.T) {
 		t.Fatal("a refused sync moved the branch")
 	}
 }
+
+// TestCLI_SyncNornRecordConflict: a claim record changed on both sides keeps
+// ours whole; theirs goes under .norn/conflicts/, and norn conflicts names the
+// record it conflicts with.
+func TestCLI_SyncNornRecordConflict(t *testing.T) {
+	dir := newVault(t)
+	bare := newBareRemote(t)
+	mustCLI(t, dir, "", "remote", "add", "origin", bare)
+	claim := filepath.Join(".norn", "claims", "c1.yaml")
+	put := func(root, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, ".norn", "claims"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, claim), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(dir, "subject: bloom\nvalue: 1\n")
+	mustCLI(t, dir, "", "commit")
+	mustCLI(t, dir, "", "sync")
+	person := filepath.Join(t.TempDir(), "person")
+	git(t, "", "clone", "-q", bare, person)
+	put(person, "subject: bloom\nvalue: 2\n")
+	git(t, person, "commit", "-q", "-am", "value 2")
+	git(t, person, "push", "-q", "origin", "main")
+	put(dir, "subject: bloom\nvalue:\n  - 3\n")
+	mustCLI(t, dir, "", "commit")
+	out := decode(t, mustCLI(t, dir, "", "sync", "--json"))
+	cs, _ := out["conflicts"].([]any)
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].(map[string]any)["sibling"].(string), ".norn/conflicts/claims/c1 (conflict ") {
+		t.Fatalf("sync: %v", out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, claim)); string(got) != "subject: bloom\nvalue:\n  - 3\n" {
+		t.Fatalf("the record is %q, want ours whole", got)
+	}
+	list := decode(t, mustCLI(t, dir, "", "conflicts", "--json"))
+	if ls := list["conflicts"].([]any); len(ls) != 1 || ls[0].(map[string]any)["of"] != ".norn/claims/c1.yaml" {
+		t.Fatalf("conflicts: %v", list)
+	}
+}

@@ -46,7 +46,21 @@ func openVaultWith(ctx context.Context, e *env, g *globals, o vault.Options) (*v
 	if err != nil {
 		return nil, nil, err
 	}
-	g.gitDir = v.GitDir()
+	g.gitDir, g.v = v.GitDir(), v
+	if g.wait != "" {
+		// --wait pushed needs a remote: refused before anything is written.
+		s, err := newSyncer(e, g, v)
+		if err == nil {
+			var name string
+			if name, err = s.DefaultRemote(); err == nil && name == "" {
+				err = usagef("--wait pushed: the vault has no remote to push to (norn remote add NAME URL)")
+			}
+		}
+		if err != nil {
+			v.Close()
+			return nil, nil, err
+		}
+	}
 	return v, v.Settings, nil
 }
 
@@ -71,7 +85,8 @@ type writer struct {
 	maintenance bool
 }
 
-func (w *writer) register(fs *flag.FlagSet) {
+func (w *writer) register(fs *flag.FlagSet, g *globals) {
+	fs.Var(checkedString{&g.wait, waitFlag}, "wait", "pushed: after the commit, sync with the default remote until the commit is on it (bounded: 30s), or fail saying why (the commit stays)")
 	fs.Var(checkedString{&w.author, nonEmpty}, "author", "commit author (default: the vault owner from git config)")
 	fs.Var(checkedString{&w.email, nonEmpty}, "email", "commit author email (default: the owner's, or NAME@norn.invalid)")
 	fs.StringVar(&w.message, "message", "", "commit message subject")

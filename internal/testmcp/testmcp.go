@@ -29,6 +29,7 @@ import (
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/mcp"
 	"github.com/norn-vault/norn/sync/feed"
+	"github.com/norn-vault/norn/sync/remote"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -103,7 +104,18 @@ func NewEnv(t *testing.T, files map[string]string) (*vault.Vault, *Env) {
 	v := testvault.OpenServed(t, files)
 	hub := feed.New(v, feed.Options{Logger: Quiet})
 	t.Cleanup(func() { hub.Close() })
-	return v, &Env{T: t, V: v, Hub: hub, S: mcp.NewMCPServer(v, mcp.MCPOptions{Version: "test", Feed: hub})}
+	sy := NewSyncer(t, v)
+	return v, &Env{T: t, V: v, Hub: hub, Sync: sy, S: mcp.NewMCPServer(v, mcp.MCPOptions{Version: "test", Feed: hub, Sync: sy})}
+}
+
+// NewSyncer is v's Syncer over its remotes (none until a test adds one).
+func NewSyncer(t testing.TB, v *vault.Vault) *vault.Syncer {
+	t.Helper()
+	rs, err := remote.Open(v.GitDir(), remote.Options{Logger: Quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vault.NewSyncer(v, rs, vault.SyncerOptions{Machine: "test", Logger: Quiet})
 }
 
 // Env is an MCP server under test.
@@ -112,6 +124,8 @@ type Env struct {
 	V   *vault.Vault
 	S   *mcpserver.MCPServer
 	Hub *feed.Hub // the change feed wait_for_changes answers from
+	// Sync is the vault's Syncer sync_status and the write tools' remote use.
+	Sync *vault.Syncer
 }
 
 // CallTool calls a tool and decodes its structured content into out (on success)
@@ -180,7 +194,7 @@ func WantError(t *testing.T, c *client.Client, ctx context.Context, name string,
 }
 
 // Git runs git in dir and returns its output.
-func Git(t *testing.T, dir string, args ...string) string {
+func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 	if err != nil {

@@ -352,6 +352,19 @@ func e2eCases() []e2eCase {
 			{args: map[string]any{"limit": 501}, code: mcp.CodeInvalidInput},
 		}},
 
+		{tool: "sync_status", good: func(t *testing.T, s *e2eSession) {
+			// The fixture has no remote: nothing to report, and nothing reached.
+			var st vault.SyncStatus
+			s.call(t, "sync_status", nil, &st)
+			if len(st.Remotes) != 0 {
+				t.Fatalf("sync_status: %+v, want no remotes", st)
+			}
+		}, bad: []e2eBad{
+			{args: map[string]any{"remote": "nope"}, code: mcp.CodeNotFound},
+			{args: map[string]any{"remote": "../x"}, code: mcp.CodeInvalidInput},
+			{args: map[string]any{"remotes": "origin"}, code: mcp.CodeInvalidInput},
+		}},
+
 		{tool: "wait_for_changes", good: func(t *testing.T, s *e2eSession) {
 			// The last commit, from its parent, as git lists it; from HEAD, nothing.
 			var w mcp.WaitForChangesResult
@@ -665,7 +678,7 @@ func runE2ETable(t *testing.T, s *e2eSession) {
 			t.Errorf("tools/list has %s, which the e2e table does not cover", name)
 		}
 	}
-	if len(tools) != 28 || t.Failed() {
+	if len(tools) != 29 || t.Failed() {
 		t.Fatalf("tools/list: %d tools", len(tools))
 	}
 	for _, tc := range cases {

@@ -39,6 +39,11 @@ type MCPOptions struct {
 	// internal, and resources are offered without subscriptions). The caller
 	// owns it (feed.New over the vault) and closes it after the server stops.
 	Feed *feed.Hub
+	// Sync is the vault's Syncer: sync_status reports from it, and the write
+	// tools report where their commit stands against the default remote
+	// (remote) and wait for the push (wait: "pushed"). nil: the vault is not
+	// synced here (sync_status lists no remote, writes carry no remote).
+	Sync *vault.Syncer
 	// Now is the clock of the tools that write the time (capture's heading, the
 	// inbox note's date); nil is time.Now.
 	Now func() time.Time
@@ -68,7 +73,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	if now == nil {
 		now = time.Now
 	}
-	t := &mcpTools{v: v, log: log, now: now, feed: opts.Feed}
+	t := &mcpTools{v: v, log: log, now: now, feed: opts.Feed, sync: opts.Sync}
 	t.subs = newSubscriptions(t)
 	hooks := &mcpserver.Hooks{}
 	t.subs.register(hooks)
@@ -90,6 +95,7 @@ func NewMCPServer(v *vault.Vault, opts MCPOptions) *mcpserver.MCPServer {
 	t.addFeedTools()
 	t.addSynthesisTools()
 	t.addClaimTools()
+	t.addSyncTools()
 	t.addResources()
 	return t.srv
 }
@@ -102,6 +108,7 @@ type mcpTools struct {
 	now  func() time.Time
 	subs *subscriptions
 	feed *feed.Hub
+	sync *vault.Syncer
 }
 
 // toolDef describes one tool: its name, what it is for, the scope it needs and its
@@ -144,9 +151,19 @@ func addTool[In, Out any](t *mcpTools, d toolDef, h func(ctx context.Context, c 
 		if err := decodeArgs(req, &in); err != nil {
 			return toolErrorResult(errInput("%s: bad arguments: %v; see the tool's input schema", d.name, err)), nil
 		}
+		wait := ""
+		if w, ok := any(in).(waiter); ok {
+			wait = w.waitFor()
+			if err := t.checkWait(wait); err != nil {
+				return toolErrorResult(ToolErrorFrom(err, nil)), nil
+			}
+		}
 		out, err := h(ctx, c, in)
 		if err != nil {
 			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.Visible(ctx, p) })), nil
+		}
+		if r, ok := any(out).(remoteReporter); ok {
+			t.reportRemote(ctx, c, r.result(), wait)
 		}
 		return structuredResult(d.name, out), nil
 	})
@@ -251,6 +268,10 @@ type WriteResult struct {
 	// them all. Empty when the search index is unavailable or busy catching up.
 	Relinked      []vault.Relink `json:"relinked,omitempty"`
 	RelinkedTotal int            `json:"relinked_total,omitempty"`
+	// Remote is where the commit stands against the vault's default remote
+	// (pushed, ahead, last_error), when the vault has one and the server syncs
+	// it (vault.Syncer.WriteRemote); absent for a dry run or an unchanged write.
+	Remote *vault.WriteRemote `json:"remote,omitempty"`
 }
 
 // setRelinks reports rl on w.

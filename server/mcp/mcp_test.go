@@ -39,7 +39,7 @@ func commitCount(t *testing.T, v *vault.Vault) string {
 }
 
 var (
-	mcpReadTools  = []string{"diff", "get_context", "graph_hubs", "graph_neighborhood", "history", "links", "list_archived", "list_notes", "read_note", "search", "stats", "vault_map", "wait_for_changes", "synthesis_status", "claim_value", "claim_history"}
+	mcpReadTools  = []string{"diff", "get_context", "graph_hubs", "graph_neighborhood", "history", "links", "list_archived", "list_notes", "read_note", "search", "stats", "sync_status", "vault_map", "wait_for_changes", "synthesis_status", "claim_value", "claim_history"}
 	mcpWriteTools = []string{"archive_note", "capture", "edit_note", "file_note", "link_notes", "move_note", "restore_note", "unlink_notes", "write_note", "register_synthesis", "assert_claim", "retract_claim"}
 )
 

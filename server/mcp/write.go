@@ -94,6 +94,7 @@ func (c *caller) writeErr(err error, hidden bool) error {
 
 // WriteNoteArgs are write_note's arguments.
 type WriteNoteArgs struct {
+	WaitArg
 	Path             string `json:"path" jsonschema:"the note's path, e.g. tech/bloom-filters.md"`
 	Content          string `json:"content" jsonschema:"the whole note: frontmatter and body"`
 	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read; omit to create a new note"`
@@ -122,6 +123,7 @@ func (t *mcpTools) writeNote(ctx context.Context, c *caller, in WriteNoteArgs) (
 
 // EditNoteArgs are edit_note's arguments.
 type EditNoteArgs struct {
+	WaitArg
 	Path             string `json:"path" jsonschema:"the note's path"`
 	Op               string `json:"op" jsonschema:"what to do,enum=append,enum=prepend,enum=replace_section,enum=find_replace"`
 	ExpectedRevision string `json:"expected_revision" jsonschema:"the revision you read (read_note)"`
@@ -155,6 +157,7 @@ func (t *mcpTools) editNote(ctx context.Context, c *caller, in EditNoteArgs) (*W
 
 // RestoreNoteArgs are restore_note's arguments.
 type RestoreNoteArgs struct {
+	WaitArg
 	Path     string `json:"path" jsonschema:"where to restore the note (must not exist)"`
 	From     string `json:"from,omitempty" jsonschema:"the commit whose version of path to restore (id, branch or HEAD, optionally with ~N / ^N)"`
 	Revision string `json:"revision,omitempty" jsonschema:"or: the revision to restore, full or its first 7+ hex digits (as history and list_archived print it)"`
@@ -193,6 +196,7 @@ func (t *mcpTools) restoreNote(ctx context.Context, c *caller, in RestoreNoteArg
 
 // CaptureArgs are capture's arguments.
 type CaptureArgs struct {
+	WaitArg
 	Text   string `json:"text" jsonschema:"what to capture (Markdown)"`
 	Title  string `json:"title,omitempty" jsonschema:"a short title for the entry"`
 	DryRun bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
@@ -235,6 +239,7 @@ func inputToolError(err error) error {
 
 // FileNoteArgs are file_note's arguments.
 type FileNoteArgs struct {
+	WaitArg
 	Path             string `json:"path" jsonschema:"the note's path; its folder's _INDEX.md lists it"`
 	Content          string `json:"content" jsonschema:"the whole note: frontmatter and body"`
 	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read, to replace an existing note; omit to create"`
@@ -272,6 +277,7 @@ func (t *mcpTools) fileNote(ctx context.Context, c *caller, in FileNoteArgs) (*F
 
 // MoveNoteArgs are move_note's arguments.
 type MoveNoteArgs struct {
+	WaitArg
 	From             string `json:"from" jsonschema:"the note's path now"`
 	To               string `json:"to" jsonschema:"its new path (must not exist)"`
 	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision of from you read"`
@@ -311,6 +317,7 @@ func (t *mcpTools) moveNote(ctx context.Context, c *caller, in MoveNoteArgs) (*M
 
 // ArchiveNoteArgs are archive_note's arguments.
 type ArchiveNoteArgs struct {
+	WaitArg
 	Path             string `json:"path" jsonschema:"the note to archive"`
 	Reason           string `json:"reason" jsonschema:"why,enum=archived,enum=superseded,enum=retracted"`
 	ExpectedRevision string `json:"expected_revision,omitempty" jsonschema:"the revision you read"`
@@ -352,6 +359,7 @@ func (t *mcpTools) archiveNote(ctx context.Context, c *caller, in ArchiveNoteArg
 
 // LinkNotesArgs are link_notes' arguments.
 type LinkNotesArgs struct {
+	WaitArg
 	From             string `json:"from" jsonschema:"the note that gets the edge"`
 	To               string `json:"to" jsonschema:"the target: a path or a wikilink name"`
 	Type             string `json:"type" jsonschema:"the edge type, e.g. supports, refines, depends_on"`
@@ -362,6 +370,7 @@ type LinkNotesArgs struct {
 
 // UnlinkNotesArgs are unlink_notes' arguments.
 type UnlinkNotesArgs struct {
+	WaitArg
 	From             string `json:"from" jsonschema:"the note that has the edge"`
 	To               string `json:"to" jsonschema:"the target: a path or a wikilink name"`
 	Type             string `json:"type,omitempty" jsonschema:"only edges of this type (default: every edge to the target)"`

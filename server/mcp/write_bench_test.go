@@ -79,11 +79,53 @@ func BenchmarkMCPWrite(b *testing.B) {
 	if _, err := v.Index.Graph(ctx); err != nil {
 		b.Fatal(err)
 	}
+	i := 0 // across runs of the sub-benchmark (-count): every create is of a new path
 	b.Run("write_note/create", func(b *testing.B) {
-		i := 0
 		for b.Loop() {
 			call("write_note", map[string]any{"path": fmt.Sprintf("new/fresh%06d.md", i), "content": fmt.Sprintf("---\ntitle: Fresh %d\n---\n# Fresh %d\nAbout [[n00001]].\n", i, i)})
 			i++
+		}
+	})
+	// The same create on a server that reports where the write stands against a
+	// remote (a bare repository on disk, synced once): remote costs a look at the
+	// remote-tracking ref and an ahead count, never a transfer.
+	// Its remote is set up once, before the first run; each run syncs first,
+	// so that every run starts level with the remote.
+	var rc *client.Client
+	var sy *vault.Syncer
+	remoteN := 0             // across runs of the sub-benchmark: every create is of a new path
+	remoteDir := b.TempDir() // the parent's: it outlives each run
+	b.Run("write_note/create/remote", func(b *testing.B) {
+		if rc == nil {
+			bare := filepath.Join(remoteDir, "remote.git")
+			testmcp.Git(b, "", "init", "-q", "--bare", "-b", "main", bare)
+			sy = testmcp.NewSyncer(b, v)
+			if err := sy.Remotes().Add("origin", bare); err != nil {
+				b.Fatal(err)
+			}
+			var err error
+			if rc, err = client.NewInProcessClient(mcp.NewMCPServer(v, mcp.MCPOptions{Version: "bench", SkipOutputValidation: true, Sync: sy})); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { rc.Close() })
+			if err := rc.Start(cctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := rc.Initialize(cctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "bench", Version: "0"}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := sy.Sync(ctx, "origin"); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			i := remoteN
+			remoteN++
+			res, err := rc.CallTool(cctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "write_note",
+				Arguments: map[string]any{"path": fmt.Sprintf("new/remote%06d.md", i), "content": fmt.Sprintf("---\ntitle: Remote %d\n---\n# Remote %d\n", i, i)}}})
+			if err != nil || res.IsError {
+				b.Fatalf("write_note: %v %+v", err, res)
+			}
 		}
 	})
 	b.Run("edit_note/append", func(b *testing.B) {

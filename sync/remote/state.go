@@ -23,15 +23,20 @@ const stateFile = "norn/sync.json"
 // its last fetched tip, the last successful fetch and push, and the last error
 // with when the failures began (cleared by a sync that succeeds).
 type Status struct {
-	Remote     string        `json:"remote"`
-	Tip        repo.CommitID `json:"tip,omitempty"` // the remote's tip at the last fetch
-	Ahead      int           `json:"ahead"`
-	Behind     int           `json:"behind"`
-	LastFetch  time.Time     `json:"last_fetch,omitzero"`
-	LastPush   time.Time     `json:"last_push,omitzero"`
-	LastSync   time.Time     `json:"last_sync,omitzero"`
-	LastError  string        `json:"last_error,omitempty"`
-	ErrorSince time.Time     `json:"error_since,omitzero"`
+	Remote    string        `json:"remote"`
+	Tip       repo.CommitID `json:"tip,omitempty"` // the remote's tip at the last fetch
+	Ahead     int           `json:"ahead"`
+	Behind    int           `json:"behind"`
+	LastFetch time.Time     `json:"last_fetch,omitzero"`
+	LastPush  time.Time     `json:"last_push,omitzero"`
+	LastSync  time.Time     `json:"last_sync,omitzero"`
+	LastError string        `json:"last_error,omitempty"`
+	// LastErrorCode is the last error's code (SyncOptions.Classify), "" without one.
+	LastErrorCode string    `json:"last_error_code,omitempty"`
+	ErrorSince    time.Time `json:"error_since,omitzero"`
+	// Refused are the remote's paths the last sync that took commits in left out
+	// (RefusedPath); they stay in the remote's commits.
+	Refused []RefusedPath `json:"refused,omitempty"`
 }
 
 // Status reports how head (the vault's tip) stands against remote name, from
@@ -64,6 +69,25 @@ func (r *Remotes) Status(ctx context.Context, name string, head repo.CommitID) (
 	if st.Ahead, st.Behind, err = r.AheadBehind(ctx, head, st.Tip); err != nil {
 		return st, fmt.Errorf("status %s: %w", name, err)
 	}
+	return st, nil
+}
+
+// State is what the syncs of remote name recorded: Status without the counts,
+// with Tip the remote's tip as the last sync saw it (fetched or pushed; "" for
+// an empty remote, or no sync yet). It reads only the state file, never waiting
+// for a transfer under way.
+func (r *Remotes) State(name string) (Status, error) {
+	if _, err := r.Get(name); err != nil {
+		return Status{}, err
+	}
+	r.stateMu.Lock()
+	all, err := r.readState()
+	r.stateMu.Unlock()
+	if err != nil {
+		return Status{}, err
+	}
+	st := all[name]
+	st.Remote = name
 	return st, nil
 }
 
@@ -112,7 +136,7 @@ func (r *Remotes) editState(name string, edit func(*Status)) {
 
 // record keeps a sync's end, with one write: the fetch and push times it saw;
 // success clears the error, a failure keeps when the failures began.
-func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error) {
+func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error, code string) {
 	r.editState(name, func(s *Status) {
 		if !res.fetched.IsZero() {
 			s.LastFetch = res.fetched
@@ -120,13 +144,19 @@ func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error)
 		if !res.pushed.IsZero() {
 			s.LastPush = res.pushed
 		}
+		if !res.fetched.IsZero() || !res.pushed.IsZero() {
+			s.Tip = res.tip
+		}
+		if len(res.Merges) > 0 || res.Outcome == FastForward {
+			s.Refused = res.Refused
+		}
 		if err == nil {
-			s.LastSync, s.LastError, s.ErrorSince = now, "", time.Time{}
+			s.LastSync, s.LastError, s.LastErrorCode, s.ErrorSince = now, "", "", time.Time{}
 			return
 		}
 		if s.LastError == "" {
 			s.ErrorSince = now
 		}
-		s.LastError = err.Error()
+		s.LastError, s.LastErrorCode = err.Error(), code
 	})
 }

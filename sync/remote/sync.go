@@ -12,6 +12,10 @@ import (
 	"github.com/norn-vault/norn/repo"
 )
 
+// TrailerRefused names, in a merge commit, a path of the remote's the merge left
+// out and why (RefusedPath.Trailer).
+const TrailerRefused = "Norn-Refused"
+
 // Outcome says what a sync did.
 type Outcome string
 
@@ -34,6 +38,7 @@ type Vault interface {
 	Diff(ctx context.Context, from, to string) ([]repo.FileChange, error)
 	Read(ctx context.Context, p note.Path, at string) (*repo.Blob, error)
 	ReadRevision(ctx context.Context, rev repo.Revision) ([]byte, error)
+	KindAt(ctx context.Context, p note.Path, at string) (repo.EntryKind, error)
 	KeepPacks() (release func())
 }
 
@@ -48,6 +53,9 @@ type SyncOptions struct {
 	MaxRounds int
 	// Author authors merge commits; default the vault's owner.
 	Author repo.Author
+	// Classify names a failed sync's error for Status.LastErrorCode (the
+	// application layer passes its error vocabulary's classifier); nil: no code.
+	Classify func(error) string
 }
 
 // SyncResult is what Sync did.
@@ -61,8 +69,12 @@ type SyncResult struct {
 	Merges    []repo.CommitID `json:"merges,omitempty"`
 	Conflicts []Conflict      `json:"conflicts,omitempty"`
 	Kept      []string        `json:"kept,omitempty"`
+	// Refused are the paths of the remote's the merges left out (MergePlan.Refused):
+	// they stay in history, in the remote's commits.
+	Refused []RefusedPath `json:"refused,omitempty"`
 
-	fetched, pushed time.Time // for the recorded state
+	fetched, pushed time.Time     // for the recorded state
+	tip             repo.CommitID // the remote's tip as last seen: fetched, or pushed
 }
 
 // Sync brings the vault and remote name to the same commit: fetch; the remote
@@ -87,7 +99,11 @@ func (r *Remotes) Sync(ctx context.Context, v Vault, name string, opts SyncOptio
 	release := v.KeepPacks() // go-git lists the packs once per transfer
 	err := r.syncRounds(ctx, v, name, opts, res)
 	release()
-	r.record(name, opts.Now(), res, err)
+	code := ""
+	if err != nil && opts.Classify != nil {
+		code = opts.Classify(err)
+	}
+	r.record(name, opts.Now(), res, err, code)
 	if err != nil {
 		return res, fmt.Errorf("sync %s: %w", name, err)
 	}
@@ -104,7 +120,7 @@ func (r *Remotes) syncRounds(ctx context.Context, v Vault, name string, opts Syn
 		if err != nil {
 			return err
 		}
-		res.fetched = opts.Now()
+		res.fetched, res.tip = opts.Now(), tip
 		done, err := r.syncOnce(ctx, v, name, tip, opts, res)
 		if packsMoved(err) {
 			continue
@@ -129,7 +145,7 @@ func packsMoved(err error) bool {
 // (the remote or the branch moved under it).
 func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.CommitID, opts SyncOptions, res *SyncResult) (done bool, err error) {
 	local := v.Head()
-	push := func(outcome Outcome, expected repo.CommitID) (bool, error) {
+	push := func(local repo.CommitID, outcome Outcome, expected repo.CommitID) (bool, error) {
 		err := r.Push(ctx, name, local, expected, nil)
 		if errors.Is(err, ErrRemoteMoved) || errors.Is(err, ErrNotFastForward) {
 			return false, nil
@@ -137,7 +153,7 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 		if err != nil {
 			return false, err
 		}
-		res.pushed = opts.Now()
+		res.pushed, res.tip = opts.Now(), local
 		if res.Outcome == "" || outcome == Merged {
 			res.Outcome = outcome
 		}
@@ -150,13 +166,24 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 		}
 		return true, nil
 	case tip == "":
-		return push(FirstPush, "")
+		return push(local, FirstPush, "")
 	}
 	base := repo.CommitID("") // an unborn branch takes the remote's
 	if local != "" {
 		var err error
 		if base, err = v.MergeBase(ctx, local, tip); err != nil {
 			return false, err
+		}
+	}
+	if base == local {
+		// A fast-forward takes theirs' tree whole: with a path the vault cannot
+		// take in it, merge instead (the merge leaves the path out).
+		refused, err := r.wouldRefuse(ctx, v, local, tip)
+		if err != nil {
+			return false, err
+		}
+		if refused {
+			return r.mergeAndPush(ctx, v, name, local, local, tip, opts, res, push)
 		}
 	}
 	switch base {
@@ -174,8 +201,14 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 		}
 		return true, nil
 	case tip:
-		return push(Pushed, tip)
+		return push(local, Pushed, tip)
 	}
+	return r.mergeAndPush(ctx, v, name, base, local, tip, opts, res, push)
+}
+
+// mergeAndPush merges tip into local and pushes the merge over tip.
+func (r *Remotes) mergeAndPush(ctx context.Context, v Vault, name string, base, local, tip repo.CommitID, opts SyncOptions, res *SyncResult,
+	push func(local repo.CommitID, outcome Outcome, expected repo.CommitID) (bool, error)) (bool, error) {
 	merged, err := r.merge(ctx, v, name, base, local, tip, opts, res)
 	var stale *repo.StaleBaseError
 	if errors.As(err, &stale) {
@@ -184,8 +217,23 @@ func (r *Remotes) syncOnce(ctx context.Context, v Vault, name string, tip repo.C
 	if err != nil {
 		return false, err
 	}
-	local = merged
-	return push(Merged, tip)
+	return push(merged, Merged, tip)
+}
+
+// wouldRefuse reports whether the commits from local to tip bring a path the
+// vault cannot take (entryRefusal).
+func (r *Remotes) wouldRefuse(ctx context.Context, v Vault, local, tip repo.CommitID) (bool, error) {
+	fcs, err := v.Diff(ctx, string(local), string(tip))
+	if err != nil {
+		return false, err
+	}
+	for _, fc := range fcs {
+		reason, err := entryRefusal(ctx, v, fc, string(tip))
+		if err != nil || reason != "" {
+			return reason != "", err
+		}
+	}
+	return false, nil
 }
 
 // merge merges tip into local and returns the merge commit.
@@ -198,6 +246,9 @@ func (r *Remotes) merge(ctx context.Context, v Vault, name string, base, local, 
 	for _, c := range plan.Conflicts {
 		trailers = append(trailers, [2]string{repo.TrailerConflict, c.Detail})
 	}
+	for _, rp := range plan.Refused {
+		trailers = append(trailers, [2]string{TrailerRefused, rp.Trailer()})
+	}
 	m := repo.MergeTx{Base: local, Theirs: tip, Author: opts.Author, Trailers: trailers, Changes: plan.Changes,
 		Message: repo.Subject(fmt.Sprintf("merge %s/%s", name, r.opts.Branch))}
 	out, err := v.Merge(ctx, m)
@@ -207,5 +258,10 @@ func (r *Remotes) merge(ctx context.Context, v Vault, name string, base, local, 
 	res.Merges = append(res.Merges, out.Commit)
 	res.Conflicts = append(res.Conflicts, plan.Conflicts...)
 	res.Kept = append(res.Kept, plan.Kept...)
+	res.Refused = append(res.Refused, plan.Refused...)
+	for _, rp := range plan.Refused {
+		r.opts.Logger.WarnContext(ctx, "sync left out a path of the remote's", "remote", name, "path", fmt.Sprintf("%q", rp.Path),
+			"reason", rp.Reason, "merge", out.Commit.Short(), "theirs", tip.Short())
+	}
 	return out.Commit, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,7 +32,23 @@ type MergePlan struct {
 	// Kept says, per path, where an edit on one side won over an archive on the
 	// other.
 	Kept []string
+	// Refused are the paths of theirs the merge did not take (RefusedPath).
+	Refused []RefusedPath
 }
+
+// RefusedPath is a path the remote's side changed that the vault cannot take: a
+// name the vault refuses (repo.MergeablePath), a symbolic link or a submodule,
+// or a file where this side has a folder (or the other way round). The merge
+// leaves it out and goes on with the rest; theirs' commit, a parent of the merge,
+// keeps it in history.
+type RefusedPath struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Trailer is the Norn-Refused trailer's value: the path quoted (it may hold
+// any byte), then why.
+func (r RefusedPath) Trailer() string { return fmt.Sprintf("%q: %s", r.Path, r.Reason) }
 
 // similar is how alike (shared lines over the longer side's) an archived note and
 // an added one must be to count as a move with edits.
@@ -157,9 +174,71 @@ func (p *planner) findMoves(side, other *sideDiff) {
 	}
 }
 
+// entryRefusal says why the vault cannot take change t of commit theirs
+// whatever the vault holds ("" when it can): a name it refuses, a symbolic link,
+// a submodule.
+func entryRefusal(ctx context.Context, v Vault, t repo.FileChange, theirs string) (string, error) {
+	if err := repo.MergeablePath(string(t.Path)); err != nil {
+		return "a name the vault refuses: " + err.Error(), nil
+	}
+	if t.Kind == repo.Archive {
+		return "", nil
+	}
+	kind, err := v.KindAt(ctx, t.Path, theirs)
+	if err != nil {
+		return "", err
+	}
+	switch kind {
+	case repo.KindSymlink:
+		return "a symbolic link: the vault takes only regular files from a remote (a link could lead outside it)", nil
+	case repo.KindSubmodule:
+		return "a submodule: the vault takes only regular files from a remote", nil
+	}
+	return "", nil
+}
+
+// refusal says why the vault cannot take theirs' change t ("" when it can):
+// entryRefusal's reasons, and a file where ours has a folder or the other way
+// round.
+func (p *planner) refusal(t repo.FileChange) (string, error) {
+	if reason, err := entryRefusal(p.ctx, p.v, t, p.theirs); reason != "" || err != nil || t.Kind == repo.Archive {
+		return reason, err
+	}
+	kind, err := p.v.KindAt(p.ctx, t.Path, p.ours)
+	if err != nil {
+		return "", err
+	}
+	if kind == repo.KindDir {
+		return "a file on the remote where this vault has a folder", nil
+	}
+	path := string(t.Path)
+	for i := len(path) - 1; i > 0; i-- {
+		if path[i] != '/' {
+			continue
+		}
+		dir := note.Path(path[:i])
+		if kind, err = p.v.KindAt(p.ctx, dir, p.ours); err != nil {
+			return "", err
+		}
+		if tc, ok := p.theirSide.ch[dir]; kind != repo.KindNone && kind != repo.KindDir && !(ok && tc.Kind == repo.Archive) {
+			return fmt.Sprintf("in a folder %s that is a file in this vault", dir), nil
+		}
+	}
+	return "", nil
+}
+
 // path plans one path theirs changed.
 func (p *planner) path(path note.Path) error {
 	t := p.theirSide.ch[path]
+	reason, err := p.refusal(t)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		p.plan.Refused = append(p.plan.Refused, RefusedPath{Path: string(path), Reason: reason})
+		p.planned[path] = true
+		return nil
+	}
 	o, oursChanged := p.ourSide.ch[path]
 	oursEdited := oursChanged && o.Kind == repo.Put && o.OldRevision != ""
 	switch {
@@ -227,11 +306,33 @@ func (p *planner) mergeNote(path note.Path, base, ours, theirs, expected repo.Re
 	return p.sibling(path, sides[2], m.Conflicts)
 }
 
-// sibling keeps theirs' bytes of path beside it, in a conflict sibling.
+// normDir is the vault's own folder; conflictsDir, inside it, keeps theirs'
+// version of a conflicted file of normDir (siblingBase).
+const (
+	normDir      = ".norn/"
+	conflictsDir = ".norn/conflicts/"
+)
+
+// siblingBase is the path a conflict sibling of path is named after: path
+// itself (the sibling goes beside it), except for a file of the vault's own
+// folder (.norn/claims/*.yaml, .norn/synthesis/*.yaml, .norn/config.yaml): its
+// sibling goes under .norn/conflicts/ with the same relative path, so that a
+// reader loading every record of a folder (one YAML file per claim) never takes
+// the sibling for another record.
+func siblingBase(path note.Path) note.Path {
+	s := string(path)
+	if strings.HasPrefix(s, normDir) && !strings.HasPrefix(s, conflictsDir) {
+		return note.Path(conflictsDir + strings.TrimPrefix(s, normDir))
+	}
+	return path
+}
+
+// sibling keeps theirs' bytes of path in a conflict sibling (beside it; for a
+// file of .norn/, under .norn/conflicts/: siblingBase).
 func (p *planner) sibling(path note.Path, theirs []byte, conflicts []note.Conflict) error {
 	var sib note.Path
 	for n := 1; ; n++ {
-		s, err := note.ConflictPath(path, p.day, p.machine, n)
+		s, err := note.ConflictPath(siblingBase(path), p.day, p.machine, n)
 		if err != nil {
 			return err
 		}
