@@ -47,6 +47,7 @@ type AssertClaimArgs struct {
 	ValidTo    string `json:"valid_to,omitempty" jsonschema:"the value holds until this time (RFC 3339 or YYYY-MM-DD)"`
 	Supersedes string `json:"supersedes,omitempty" jsonschema:"the id of the claim this one replaces (same subject, property and scope)"`
 	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+	WaitArg
 }
 
 // ClaimWriteResult is what assert_claim and retract_claim did.
@@ -150,6 +151,7 @@ func (t *mcpTools) assertClaim(ctx context.Context, c *caller, in AssertClaimArg
 type RetractClaimArgs struct {
 	ID     string `json:"id" jsonschema:"the claim to retract"`
 	DryRun bool   `json:"dry_run,omitempty" jsonschema:"check everything, write nothing"`
+	WaitArg
 }
 
 func (t *mcpTools) retractClaim(ctx context.Context, c *caller, in RetractClaimArgs) (*ClaimWriteResult, error) {

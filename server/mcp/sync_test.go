@@ -103,6 +103,12 @@ func TestWriteTools_Remote(t *testing.T) {
 	if cr.Remote == nil || !cr.Remote.Pushed || tip() != string(cr.Commit) {
 		t.Fatalf("capture, wait pushed: %+v", cr.Remote)
 	}
+	var cl mcp.ClaimWriteResult
+	testmcp.MustCall(t, c, ctx, "assert_claim", map[string]any{"subject": "n1", "property": "kind", "scope": "global",
+		"value": "note", "source": "n1.md", "wait": "pushed"}, &cl)
+	if cl.Remote == nil || !cl.Remote.Pushed || tip() != string(cl.Commit) {
+		t.Fatalf("assert_claim, wait pushed: %+v", cl.Remote)
+	}
 
 	// Bad waits write nothing.
 	head := v.Head()
