@@ -163,7 +163,7 @@ func addTool[In, Out any](t *mcpTools, d toolDef, h func(ctx context.Context, c 
 			return toolErrorResult(ToolErrorFrom(err, func(p note.Path) bool { return !c.Visible(ctx, p) })), nil
 		}
 		if r, ok := any(out).(remoteReporter); ok {
-			t.reportRemote(ctx, c, r.result(), wait)
+			t.reportRemote(ctx, c, r, wait)
 		}
 		return structuredResult(d.name, out), nil
 	})

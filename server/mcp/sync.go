@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/vault"
 )
@@ -38,28 +39,33 @@ func (t *mcpTools) checkWait(wait string) error {
 	return errInput("wait: want \"pushed\" or nothing, not %q", wait)
 }
 
-// remoteReporter is a write tool's answer (it embeds WriteResult).
-type remoteReporter interface{ result() *WriteResult }
+// remoteReporter is a write tool's answer: the commit it made and where to
+// report how that commit stands against the remote (WriteResult, and the
+// answers that embed it or carry their own remote).
+type remoteReporter interface {
+	remoteSlot() (repo.CommitID, **vault.WriteRemote)
+}
 
-func (w *WriteResult) result() *WriteResult { return w }
+func (w *WriteResult) remoteSlot() (repo.CommitID, **vault.WriteRemote) { return w.Commit, &w.Remote }
 
 // reportRemote sets where the write's commit stands against the default remote
 // (vault.Syncer.WriteRemote), first syncing until it is there for wait
 // "pushed" (vault.Syncer.WaitPushed). A failure to tell is logged and leaves
 // remote out: never a pushed it cannot vouch for.
-func (t *mcpTools) reportRemote(ctx context.Context, c *caller, w *WriteResult, wait string) {
-	if t.sync == nil || w.Commit == "" {
+func (t *mcpTools) reportRemote(ctx context.Context, c *caller, r remoteReporter, wait string) {
+	commit, remote := r.remoteSlot()
+	if t.sync == nil || commit == "" {
 		return
 	}
 	var err error
 	if wait == "pushed" {
-		w.Remote, err = t.sync.WaitPushed(ctx, c.Viewer, w.Commit)
+		*remote, err = t.sync.WaitPushed(ctx, c.Viewer, commit)
 	} else {
-		w.Remote, err = t.sync.WriteRemote(ctx, c.Viewer, w.Commit)
+		*remote, err = t.sync.WriteRemote(ctx, c.Viewer, commit)
 	}
 	if err != nil {
-		w.Remote = nil
-		t.log.Warn("where the write stands against the remote is unknown", "commit", w.Commit.Short(), "err", err)
+		*remote = nil
+		t.log.Warn("where the write stands against the remote is unknown", "commit", commit.Short(), "err", err)
 	}
 }
 

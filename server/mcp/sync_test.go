@@ -109,6 +109,11 @@ func TestWriteTools_Remote(t *testing.T) {
 	if cl.Remote == nil || !cl.Remote.Pushed || tip() != string(cl.Commit) {
 		t.Fatalf("assert_claim, wait pushed: %+v", cl.Remote)
 	}
+	var sr mcp.SynthesisRegistered
+	testmcp.MustCall(t, c, ctx, "register_synthesis", map[string]any{"summary": "n2.md", "sources": []string{"n1.md"}, "wait": "pushed"}, &sr)
+	if sr.Remote == nil || !sr.Remote.Pushed || sr.Commit == "" || tip() != string(sr.Commit) {
+		t.Fatalf("register_synthesis, wait pushed: %+v", sr)
+	}
 
 	// Bad waits write nothing.
 	head := v.Head()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/vault"
 )
@@ -32,18 +33,31 @@ func (t *mcpTools) addSynthesisTools() {
 type RegisterSynthesisArgs struct {
 	Summary string   `json:"summary" jsonschema:"the summary note's path (tech/overview.md)"`
 	Sources []string `json:"sources" jsonschema:"the paths of the notes it summarises (1 to 32; not the summary itself)"`
+	WaitArg
 }
 
-// SynthesisRegistered is register_synthesis's answer.
-type SynthesisRegistered = vault.SynthesisRegistered
+// SynthesisRegistered is register_synthesis's answer: the registration, and
+// where its commit stands against the remote (as every write tool's remote).
+type SynthesisRegistered struct {
+	vault.SynthesisRegistered
+	Remote *vault.WriteRemote `json:"remote,omitempty"`
+}
+
+func (r *SynthesisRegistered) remoteSlot() (repo.CommitID, **vault.WriteRemote) {
+	return r.Commit, &r.Remote
+}
 
 func (t *mcpTools) registerSynthesis(ctx context.Context, c *caller, in RegisterSynthesisArgs) (*SynthesisRegistered, error) {
 	sources := make([]note.Path, len(in.Sources))
 	for i, s := range in.Sources {
 		sources[i] = note.Path(s)
 	}
-	return c.RegisterSynthesis(ctx, vault.SynthesisRequest{Summary: note.Path(in.Summary), Sources: sources,
+	r, err := c.RegisterSynthesis(ctx, vault.SynthesisRequest{Summary: note.Path(in.Summary), Sources: sources,
 		Author: c.p.Author(), Roles: c.p.Roles()})
+	if err != nil {
+		return nil, err
+	}
+	return &SynthesisRegistered{SynthesisRegistered: *r}, nil
 }
 
 // SynthesisStatusArgs are synthesis_status's arguments.
