@@ -65,15 +65,36 @@ func runSynthesis(ctx context.Context, e *env, g *globals, args []string) error 
 		if err != nil {
 			return err
 		}
+		// Where the commit stands against the remote (and, with --wait pushed, a
+		// failure to push), as every write reports it.
+		var rem *vault.WriteRemote
+		if r.Commit != "" {
+			rem, err = writeRemote(ctx, e, g, r.Commit)
+		}
 		if g.json {
-			return printJSON(e, r)
+			o := struct {
+				*vault.SynthesisRegistered
+				Remote *vault.WriteRemote `json:"remote,omitempty"`
+				*errorJSON
+			}{SynthesisRegistered: r, Remote: rem}
+			if err != nil {
+				ej, _ := classify(err)
+				o.errorJSON = &ej
+			}
+			if perr := printJSON(e, o); perr != nil {
+				return perr
+			}
+			return printed(err)
 		}
 		verb := "registered"
 		if r.Unchanged {
 			verb = "already registered (nothing committed)"
 		}
 		fmt.Fprintf(e.stdout, "%s %s with %d sources in %s %s\n", verb, r.Summary, len(r.Sources), r.File, r.Commit.Short())
-		return nil
+		if rem != nil && rem.Pushed && g.wait != "" {
+			fmt.Fprintf(e.stdout, "pushed to %s\n", rem.Remote)
+		}
+		return err
 	}
 	b := c.SynthesisBudget()
 	st, err := c.SynthesisStatus(ctx, paths[0], b)

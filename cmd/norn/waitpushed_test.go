@@ -57,6 +57,12 @@ func TestCLI_WriteRemote(t *testing.T) {
 	if rem["pushed"] != true || rem["ahead"] != 0.0 || revParse(t, bare, "main") != out["commit"] {
 		t.Fatalf("--wait pushed: %v; remote at %s", out, revParse(t, bare, "main"))
 	}
+	// A ledger write reports the same way.
+	out = decode(t, mustCLI(t, dir, "", "synthesis", "register", "c.md", "b.md", "--json", "--wait", "pushed"))
+	rem, _ = out["remote"].(map[string]any)
+	if rem["pushed"] != true || out["file"] != ".norn/synthesis/c.md.yaml" || revParse(t, bare, "main") != out["commit"] {
+		t.Fatalf("synthesis register --wait pushed: %v; remote at %s", out, revParse(t, bare, "main"))
+	}
 
 	// A remote that refuses every push.
 	refuseAll(t, bare)
