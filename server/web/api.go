@@ -194,7 +194,15 @@ type noteOut struct {
 	Archived    bool           `json:"archived"`
 	// ParseError says why the note does not parse (then HTML is its text, escaped).
 	ParseError string `json:"parse_error,omitempty"`
+	// Claims are the live claims read from the note, each fresh or stale, and
+	// Synthesis its freshness when it is a registered summary (docs/ledger.md):
+	// both only for the note at HEAD, as read_note gives them.
+	Claims    []vault.BoundClaim     `json:"claims,omitempty"`
+	Synthesis *vault.SynthesisStatus `json:"synthesis,omitempty"`
 }
+
+// maxClaims bounds the claims a note view lists (read_note's bound).
+const maxClaims = 50
 
 // maxBacklinks bounds the backlinks a note view lists.
 const maxBacklinks = 200
@@ -235,8 +243,28 @@ func (rq *request) note(ctx context.Context) (any, error) {
 		if err := rq.backlinks(ctx, out, src, hidden); err != nil {
 			return nil, err
 		}
+		if at == "" {
+			if err := rq.ledger(ctx, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// ledger adds the note's claims and, for a registered summary, its synthesis
+// freshness, as the viewer may see them. A registration that cannot be judged
+// leaves synthesis out (read_note does the same).
+func (rq *request) ledger(ctx context.Context, out *noteOut) error {
+	claims, _, err := rq.vw.NoteClaims(ctx, out.Path, maxClaims)
+	if err != nil {
+		return err
+	}
+	out.Claims = claims
+	if st, err := rq.vw.SynthesisFreshness(ctx, out.Path, rq.vw.SynthesisBudget()); err == nil {
+		out.Synthesis = st
+	}
+	return nil
 }
 
 // read reads p at at ("" for HEAD) as the viewer may; a note archived (not at

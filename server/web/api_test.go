@@ -303,3 +303,55 @@ func TestAPI_NoteUnparsed(t *testing.T) {
 		t.Fatalf("a note that may be private: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestAPI_NoteLedger: the note view carries the claims read from the note, each
+// fresh or stale, and a registered summary's synthesis freshness; a claim read
+// from a private note reaches no reader.
+func TestAPI_NoteLedger(t *testing.T) {
+	e := newEnv(t, fixture)
+	ctx := context.Background()
+	agent := vault.Actor{Author: repo.Author{Name: "agent", Email: "agent@x"}, Roles: []string{"agent"}}
+	owner := vault.Actor{Author: testvault.Owner, Roles: []string{"owner"}, Private: true}
+	if _, err := e.v.AssertClaim(ctx, agent, vault.ClaimRequest{Subject: "bloom", Property: "kind", Scope: "global", Value: "set sketch", Source: "tech/bloom.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.AssertClaim(ctx, owner, vault.ClaimRequest{Subject: "plan", Property: "instrument", Scope: "global", Value: "xylophone", Source: "tech/secret.md"}); err != nil {
+		t.Fatal(err)
+	}
+	vw, err := e.v.Viewer(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vw.RegisterSynthesis(ctx, vault.SynthesisRequest{Summary: "README.md", Sources: []note.Path{"tech/bloom.md", "tech/cms.md"}, Author: testvault.Owner, Roles: []string{"owner"}}); err != nil {
+		t.Fatal(err)
+	}
+	type ledgerNote struct {
+		Claims []struct {
+			Value string
+			Fresh bool
+		}
+		Synthesis *struct{ Status string }
+	}
+	var n ledgerNote
+	e.login("reader").get("/web/api/note?path="+q("tech/bloom.md"), &n)
+	if len(n.Claims) != 1 || n.Claims[0].Value != "set sketch" || !n.Claims[0].Fresh || n.Synthesis != nil {
+		t.Fatalf("bloom: %+v", n)
+	}
+	var r ledgerNote
+	e.login("reader").get("/web/api/note?path="+q("README.md"), &r)
+	if r.Synthesis == nil || r.Synthesis.Status != vault.SynthesisCurrent {
+		t.Fatalf("summary: %+v", r)
+	}
+	if err := testvault.Write(e.v, "tech/cms.md", "---\ntitle: Count-min sketch\n---\n# Count-min sketch\nChanged.\n", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	e.login("reader").get("/web/api/note?path="+q("README.md"), &r)
+	if r.Synthesis == nil || r.Synthesis.Status != vault.SynthesisStale {
+		t.Fatalf("summary after a source's edit: %+v", r)
+	}
+	var s ledgerNote
+	raw := e.login("owner").get("/web/api/note?path="+q("tech/secret.md"), &s)
+	if len(s.Claims) != 1 || !strings.Contains(string(raw), "xylophone") {
+		t.Fatalf("owner, secret: %s", raw)
+	}
+}
