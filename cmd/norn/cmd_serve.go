@@ -48,24 +48,8 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	defer v.Close() // after everything below has stopped: drains the committer
 	serveDefaults(fs, m.Serve, *stdio, &addr, maxConcurrent, anon, syncEvery)
-	switch {
-	case *stdio == (addr != ""):
-		return usagef("pass exactly one of --stdio or --http ADDR (or set serve.http in %s)", machinePath(v.GitDir()))
-	case *stdio && *anon:
-		return usagef("--allow-unauthenticated-loopback goes with --http")
-	case !*stdio && (agent != "" || *maintenance):
-		return usagef("--agent and --maintenance go with --stdio (over HTTP, the token says who is calling)")
-	}
-	if err := inRange("max-concurrent", *maxConcurrent, 1, 10000); err != nil {
+	if err := checkServeFlags(v, *stdio, addr, agent, *maintenance, *anon, *maxConcurrent, *syncEvery); err != nil {
 		return err
-	}
-	if d := *syncEvery; d != 0 && (d < config.MinSyncInterval || d > config.MaxSyncInterval) {
-		return usagef("--sync-interval %s: want 0 (off) or from %s to %s", d, config.MinSyncInterval, config.MaxSyncInterval)
-	}
-	if addr != "" {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", addr)
-		}
 	}
 
 	syncer, err := newSyncer(e, g, v)
@@ -127,25 +111,57 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	url := serveURL(addr, ln.Addr()) + server.MCPPath
+	printServeBanner(e, v, serveURL(addr, ln.Addr()), *anon, explorer)
+	hs := h.NewServer()
+	// Long polls (wait_for_changes) are in-flight requests: a shutdown answers them
+	// at once instead of waiting out the grace.
+	hs.RegisterOnShutdown(func() { hub.Close() })
+	return serveHTTP(ctx, ln, hs, shutdownGrace, log)
+}
+
+// checkServeFlags refuses a combination of serve's flags (after the machine's
+// defaults) that cannot be served, before anything starts.
+func checkServeFlags(v *vault.Vault, stdio bool, addr, agent string, maintenance, anon bool, maxConcurrent int, syncEvery time.Duration) error {
+	switch {
+	case stdio == (addr != ""):
+		return usagef("pass exactly one of --stdio or --http ADDR (or set serve.http in %s)", machinePath(v.GitDir()))
+	case stdio && anon:
+		return usagef("--allow-unauthenticated-loopback goes with --http")
+	case !stdio && (agent != "" || maintenance):
+		return usagef("--agent and --maintenance go with --stdio (over HTTP, the token says who is calling)")
+	}
+	if err := inRange("max-concurrent", maxConcurrent, 1, 10000); err != nil {
+		return err
+	}
+	if d := syncEvery; d != 0 && (d < config.MinSyncInterval || d > config.MaxSyncInterval) {
+		return usagef("--sync-interval %s: want 0 (off) or from %s to %s", d, config.MinSyncInterval, config.MaxSyncInterval)
+	}
+	if addr != "" {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return usagef("--http %q: want HOST:PORT, e.g. 127.0.0.1:7777", addr)
+		}
+	}
+	return nil
+}
+
+// printServeBanner tells the person who started `norn serve --http` at base
+// where everything is: MCP, how to connect, tokens, the feed and the web
+// explorer's one-time login link.
+func printServeBanner(e *env, v *vault.Vault, base string, anon bool, explorer *web.Handler) {
+	url := base + server.MCPPath
 	fmt.Fprintf(e.stderr, "norn: serving MCP (streamable HTTP) for %s at %s\n", v.Dir(), url)
-	if *anon {
+	if anon {
 		fmt.Fprintf(e.stderr, "norn: requests without a token act as %q (read, write): anything on this machine can write to the vault\n", server.LocalAgentName)
 		fmt.Fprintf(e.stderr, "  connect Claude Code: claude mcp add --transport http norn %s\n", url)
 	} else {
 		fmt.Fprintf(e.stderr, "  connect Claude Code: claude mcp add --transport http norn %s --header \"Authorization: Bearer <token>\"\n", url)
 		fmt.Fprintf(e.stderr, "  tokens: norn token add NAME | list | revoke NAME (read again without a restart)\n")
 	}
-	fmt.Fprintf(e.stderr, "  change feed: %s (norn watch --url %s)\n", wsURL(serveURL(addr, ln.Addr()))+feed.Path, serveURL(addr, ln.Addr()))
+	fmt.Fprintf(e.stderr, "  change feed: %s (norn watch --url %s)\n", wsURL(base)+feed.Path, base)
 	if link, err := explorer.LoginLink(ownerPrincipal(v), webLinkTTL); err == nil {
-		fmt.Fprintf(e.stderr, "  web explorer: %s/ (one-time login link, as the vault's owner: %s/?token=%s)\n", serveURL(addr, ln.Addr()), serveURL(addr, ln.Addr()), link)
+		fmt.Fprintf(e.stderr, "  web explorer: %s/ (one-time login link, as the vault's owner: %s/?token=%s)\n", base, base, link)
 	}
 	fmt.Fprintf(e.stderr, "  stop with Ctrl-C\n")
-	hs := h.NewServer()
-	// Long polls (wait_for_changes) are in-flight requests: a shutdown answers them
-	// at once instead of waiting out the grace.
-	hs.RegisterOnShutdown(func() { hub.Close() })
-	return serveHTTP(ctx, ln, hs, shutdownGrace, log)
 }
 
 // webLinkTTL is how long the one-time login link `norn serve --http` prints stays
