@@ -70,7 +70,22 @@ func ConflictPath(p Path, day time.Time, machine string, n int) (Path, error) {
 	if n > 1 {
 		tag += fmt.Sprintf(" %d", n)
 	}
-	return Path(dir + name + " (conflict " + tag + ")" + ext), nil
+	return Path(dir + name + conflictTag + tag + ")" + ext), nil
+}
+
+// conflictTag opens the tag ConflictPath puts in a sibling's name.
+const conflictTag = " (conflict "
+
+// ConflictOrigin is the inverse of ConflictPath's naming: the path of the file
+// the sibling p keeps theirs' version of, in p's folder, and true; false when p
+// is not named as a conflict sibling.
+func ConflictOrigin(p Path) (Path, bool) {
+	s := string(p)
+	i, j := strings.LastIndex(s, conflictTag), strings.LastIndexByte(s, ')')
+	if i < 0 || j < i || strings.Contains(s[j:], "/") {
+		return "", false
+	}
+	return Path(s[:i] + s[j+1:]), true
 }
 
 // ConflictNote returns the sibling note's bytes: theirs' full text, with

@@ -28,6 +28,14 @@ func TestConflictPath(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("ConflictPath(%q, %q, %d) = %q, %v; want %q", tc.path, tc.machine, tc.n, got, err, tc.want)
 		}
+		if orig, ok := ConflictOrigin(got); !ok || orig != tc.path {
+			t.Errorf("ConflictOrigin(%q) = %q, %v; want %q", got, orig, ok, tc.path)
+		}
+	}
+	for _, p := range []Path{"a.md", "a (conflict)/b.md", "notes (conflict 2026-12-07 srv)/b.md"} {
+		if orig, ok := ConflictOrigin(p); ok {
+			t.Errorf("ConflictOrigin(%q) = %q, true; want false (not a sibling's name)", p, orig)
+		}
 	}
 }
 

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/sync/remote"
 )
 
 // conflictEntry is one open conflict sibling at HEAD.
@@ -19,7 +19,7 @@ type conflictEntry struct {
 // runConflicts lists the conflict siblings a sync left at HEAD: notes whose
 // frontmatter names the note they conflict with (note.ConflictOfKey), files
 // named "NAME (conflict DATE MACHINE).EXT", and theirs' versions of .norn/ files
-// under .norn/conflicts/ (conflictedRecord).
+// under .norn/conflicts/ (remote.ConflictedRecord).
 func runConflicts(ctx context.Context, e *env, g *globals, args []string) error {
 	fs := newFlags("conflicts", g)
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
@@ -36,11 +36,13 @@ func runConflicts(ctx context.Context, e *env, g *globals, args []string) error 
 	}
 	out := []conflictEntry{}
 	for _, f := range files {
-		if !strings.Contains(string(f.Path), " (conflict ") {
+		if _, ok := note.ConflictOrigin(f.Path); !ok {
 			continue
 		}
-		c := conflictEntry{Sibling: f.Path, Of: conflictedRecord(f.Path)}
-		if c.Of == "" && note.IsNote(f.Path) {
+		c := conflictEntry{Sibling: f.Path}
+		if rec, ok := remote.ConflictedRecord(f.Path); ok {
+			c.Of = string(rec)
+		} else if note.IsNote(f.Path) {
 			b, err := v.Read(ctx, f.Path, "")
 			if err != nil {
 				return err
@@ -71,16 +73,4 @@ func runConflicts(ctx context.Context, e *env, g *globals, args []string) error 
 	}
 	fmt.Fprintln(e.stdout, "resolve: edit the note to keep what you want, then norn archive SIBLING --reason superseded")
 	return nil
-}
-
-// conflictedRecord is the .norn/ file a sibling under .norn/conflicts/ is
-// theirs' version of (".norn/conflicts/claims/c1 (conflict 2026-12-07
-// laptop).yaml" → ".norn/claims/c1.yaml"), "" for any other path.
-func conflictedRecord(p note.Path) string {
-	rest, ok := strings.CutPrefix(string(p), ".norn/conflicts/")
-	i, j := strings.Index(rest, " (conflict "), strings.LastIndexByte(rest, ')')
-	if !ok || i < 0 || j < i {
-		return ""
-	}
-	return ".norn/" + rest[:i] + rest[j+1:]
 }

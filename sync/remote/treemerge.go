@@ -327,6 +327,21 @@ func siblingBase(path note.Path) note.Path {
 	return path
 }
 
+// ConflictedRecord is the file of the vault's own folder a sibling under
+// .norn/conflicts/ keeps theirs' version of (".norn/conflicts/claims/c1
+// (conflict 2026-12-07 laptop).yaml" → ".norn/claims/c1.yaml": siblingBase
+// undone), and true; false for any other path.
+func ConflictedRecord(p note.Path) (note.Path, bool) {
+	if !strings.HasPrefix(string(p), conflictsDir) {
+		return "", false
+	}
+	orig, ok := note.ConflictOrigin(p)
+	if !ok {
+		return "", false
+	}
+	return note.Path(normDir + strings.TrimPrefix(string(orig), conflictsDir)), true
+}
+
 // sibling keeps theirs' bytes of path in a conflict sibling (beside it; for a
 // file of .norn/, under .norn/conflicts/: siblingBase).
 func (p *planner) sibling(path note.Path, theirs []byte, conflicts []note.Conflict) error {
