@@ -88,6 +88,29 @@ func ConflictOrigin(p Path) (Path, bool) {
 	return Path(s[:i] + s[j+1:]), true
 }
 
+// ConflictTag reads the day and machine back from a sibling's name made by
+// ConflictPath: "2026-01-05" and "laptop" from "n (conflict 2026-01-05
+// laptop).md". A copy number (n > 1) stays on the machine ("laptop 2"): a
+// machine name may itself end in a space and digits, so the two cannot be told
+// apart. False when p is not named as a sibling or its tag does not start with
+// a date.
+func ConflictTag(p Path) (day, machine string, ok bool) {
+	s := string(p)
+	i, j := strings.LastIndex(s, conflictTag), strings.LastIndexByte(s, ')')
+	if i < 0 || j < i || strings.Contains(s[j:], "/") {
+		return "", "", false
+	}
+	tag := s[i+len(conflictTag) : j]
+	d, m, found := strings.Cut(tag, " ")
+	if !found || m == "" {
+		return "", "", false
+	}
+	if _, err := time.Parse(time.DateOnly, d); err != nil {
+		return "", "", false
+	}
+	return d, m, true
+}
+
 // ConflictNote returns the sibling note's bytes: theirs' full text, with
 // frontmatter keys linking it to the conflicted note p (ConflictOfKey) and saying
 // which machine merged it on what day. The keys are added to theirs' own block

@@ -30,6 +30,9 @@ func FuzzConflictNote(f *testing.F) {
 		if p.Folder() != "dir" || !IsNote(p) {
 			t.Fatalf("sibling path %q", p)
 		}
+		if d, m, ok := ConflictTag(p); !ok || d != conflictDay.Format("2006-01-02") || m != machine {
+			t.Fatalf("ConflictTag(%q) = %q, %q, %v; want the day and %q", p, d, m, ok, machine)
+		}
 		s := splitNote(out, "")
 		if s.err != nil || s.fmErr != nil {
 			t.Fatalf("sibling frontmatter: %v %v\n%q", s.err, s.fmErr, out)

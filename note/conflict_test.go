@@ -2,6 +2,7 @@ package note
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +32,25 @@ func TestConflictPath(t *testing.T) {
 		if orig, ok := ConflictOrigin(got); !ok || orig != tc.path {
 			t.Errorf("ConflictOrigin(%q) = %q, %v; want %q", got, orig, ok, tc.path)
 		}
+		wantMachine := tc.machine
+		if tc.n > 1 {
+			wantMachine += fmt.Sprintf(" %d", tc.n)
+		}
+		if d, m, ok := ConflictTag(got); !ok || d != "2026-12-07" || m != wantMachine {
+			t.Errorf("ConflictTag(%q) = %q, %q, %v; want 2026-12-07, %q", got, d, m, ok, wantMachine)
+		}
 	}
 	for _, p := range []Path{"a.md", "a (conflict)/b.md", "notes (conflict 2026-12-07 srv)/b.md"} {
 		if orig, ok := ConflictOrigin(p); ok {
 			t.Errorf("ConflictOrigin(%q) = %q, true; want false (not a sibling's name)", p, orig)
+		}
+		if d, m, ok := ConflictTag(p); ok {
+			t.Errorf("ConflictTag(%q) = %q, %q, true; want false", p, d, m)
+		}
+	}
+	for _, p := range []Path{"a (conflict 2026-13-07 srv).md", "a (conflict srv).md", "a (conflict 2026-12-07 ).md"} {
+		if d, m, ok := ConflictTag(p); ok {
+			t.Errorf("ConflictTag(%q) = %q, %q, true; want false (no date, or no machine)", p, d, m)
 		}
 	}
 }

@@ -42,6 +42,7 @@ func runConflicts(ctx context.Context, e *env, g *globals, args []string) error 
 		c := conflictEntry{Sibling: f.Path}
 		if rec, ok := remote.ConflictedRecord(f.Path); ok {
 			c.Of = string(rec)
+			c.Date, c.Machine, _ = note.ConflictTag(f.Path)
 		} else if note.IsNote(f.Path) {
 			b, err := v.Read(ctx, f.Path, "")
 			if err != nil {

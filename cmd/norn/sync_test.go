@@ -129,5 +129,11 @@ func TestCLI_SyncNornRecordConflict(t *testing.T) {
 	list := decode(t, mustCLI(t, dir, "", "conflicts", "--json"))
 	if ls := list["conflicts"].([]any); len(ls) != 1 || ls[0].(map[string]any)["of"] != ".norn/claims/c1.yaml" {
 		t.Fatalf("conflicts: %v", list)
+	} else if c := ls[0].(map[string]any); c["machine"] == nil || c["machine"] == "" || c["date"] == nil || c["date"] == "" {
+		t.Fatalf("conflicts: the record's machine and day are missing: %v", c)
+	}
+	text, _, _ := cli(t, dir, "", "conflicts")
+	if strings.Contains(text, "(, )") || !strings.Contains(text, "conflicts with .norn/claims/c1.yaml (") {
+		t.Fatalf("conflicts text:\n%s", text)
 	}
 }
