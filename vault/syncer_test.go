@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,4 +205,50 @@ func TestSyncer_WaitPushedBounded(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("the first sync: %v", err)
 	}
+}
+
+// TestSyncer_WriteRemoteAheadPartial: a write's answer counts, for a viewer
+// without the private scope, at most maxWriteScan (200) commits apart, and says
+// when there were more (ahead_partial); the owner's count is exact.
+func TestSyncer_WriteRemoteAheadPartial(t *testing.T) {
+	ctx := context.Background()
+	f := newSyncFixture(t, map[string]string{"pub.md": "# Pub\n"})
+	if _, err := f.s.Sync(ctx, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(n int, wantReader int, wantPartial bool) {
+		t.Helper()
+		owner, err := f.s.WriteRemote(ctx, f.viewer(t, true), f.v.Head())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reader, err := f.s.WriteRemote(ctx, f.viewer(t, false), f.v.Head())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner.Ahead != n || owner.AheadPartial || owner.Pushed {
+			t.Errorf("after %d writes, owner: %+v, want %d ahead, exact", n, owner, n)
+		}
+		if reader.Ahead != wantReader || reader.AheadPartial != wantPartial || reader.Pushed {
+			t.Errorf("after %d writes, reader: %+v, want %d ahead, partial %v", n, reader, wantReader, wantPartial)
+		}
+	}
+	n := 0
+	write := func(path string) {
+		t.Helper()
+		if err := testvault.Write(f.v, path, fmt.Sprintf("# Note %d\n", n)); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	write("personal-notes/diary.md")
+	for n < 200 {
+		write(fmt.Sprintf("pub/%d.md", n))
+	}
+	check(200, 199, false)
+	for n < 205 {
+		write(fmt.Sprintf("pub/%d.md", n))
+	}
+	// 200 commits examined, oldest first: the private one among them.
+	check(205, 199, true)
 }
