@@ -40,37 +40,8 @@ const MaxRelinks = 50
 // error it returns nil. Only notes created, or whose names (title, aliases,
 // headings) change, can relink: an unchanged name costs one parse of the old note.
 func (v *Vault) Relinks(ctx context.Context, changes []repo.Change, hidden graph.Hidden) []Relink {
-	var gone []note.Path
-	var added, names []*note.Note
-	written := map[note.Path]bool{}
-	var headingsOnly []note.Path // existing notes that only lost or moved headings
-	for _, c := range changes {
-		if c.Kind != repo.Put || c.Content == nil || !note.IsNote(c.Path) {
-			continue
-		}
-		written[c.Path] = true
-		nn := parseAt(c.Path, c.Content)
-		var old *note.Note
-		b, err := v.repo.Read(ctx, c.Path, "")
-		if err == nil {
-			old = parseAt(c.Path, b.Content)
-		}
-		switch {
-		case errors.Is(err, repo.ErrNotFound):
-		case err != nil:
-			return nil
-		case !namesChanged(old, nn) || headingsAppended(old, nn):
-			continue
-		case old.Title == nn.Title && slices.Equal(old.Aliases, nn.Aliases):
-			headingsOnly = append(headingsOnly, c.Path)
-			gone, added = append(gone, c.Path), append(added, nn)
-			continue
-		default:
-			gone, names = append(gone, c.Path), append(names, old)
-		}
-		added, names = append(added, nn), append(names, nn)
-	}
-	if len(added) == 0 {
+	nc, ok := v.nameChanges(ctx, changes)
+	if !ok || len(nc.added) == 0 {
 		return nil // no name changes: nothing to ask the index
 	}
 	// The index at HEAD, without waiting: a report must not make the write wait
@@ -79,43 +50,16 @@ func (v *Vault) Relinks(ctx context.Context, changes []repo.Change, hidden graph
 	if ix == nil {
 		return nil
 	}
-	lv := &linkView{src: ix, commit: ix.Commit(), vault: v.repo, notes: map[note.Path]viewNote{}}
-	// Only links that meet a changed name can resolve differently (Referrers); a
-	// note whose title and aliases stay can only lose headings its backlinks name.
-	check := map[note.Path]bool{}
-	if len(names) > 0 {
-		refs, err := ix.Referrers(names)
-		if err != nil {
-			return nil
-		}
-		for _, p := range refs {
-			check[p] = true
-		}
-	}
-	for _, p := range headingsOnly {
-		in, err := ix.Inbound(p)
-		if err != nil {
-			return nil
-		}
-		for _, d := range in {
-			if d.Heading != "" && !d.HeadingMissing {
-				check[d.From] = true
-			}
-		}
-	}
-	for p := range check {
-		if written[p] || hidden != nil && hidden(p) {
-			delete(check, p)
-		}
-	}
-	if len(check) == 0 {
+	check, ok := nc.referrers(ix, hidden)
+	if !ok || len(check) == 0 {
 		return nil
 	}
 	before, _, err := ix.Resolver()
 	if err != nil {
 		return nil
 	}
-	after := before.With(gone, added)
+	after := before.With(nc.gone, nc.added)
+	lv := &linkView{src: ix, commit: ix.Commit(), vault: v.repo, notes: map[note.Path]viewNote{}}
 	var out []Relink
 	for p := range check {
 		n, _, err := lv.note(ctx, p)
@@ -147,6 +91,85 @@ func (v *Vault) Relinks(ctx context.Context, changes []repo.Change, hidden graph
 		return out[i].Line < out[j].Line
 	})
 	return out
+}
+
+// nameChanges is what a batch of changes does to the names links resolve by
+// (Relinks): the notes whose names go (gone) and come (added), those whose
+// title or aliases change (names, old and new), the paths written, and the
+// existing notes that only lost or moved headings.
+type nameChanges struct {
+	gone         []note.Path
+	added, names []*note.Note
+	written      map[note.Path]bool
+	headingsOnly []note.Path
+}
+
+// nameChanges reads each changed note's version at HEAD to tell what changes;
+// false when HEAD cannot be read.
+func (v *Vault) nameChanges(ctx context.Context, changes []repo.Change) (nameChanges, bool) {
+	nc := nameChanges{written: map[note.Path]bool{}}
+	for _, c := range changes {
+		if c.Kind != repo.Put || c.Content == nil || !note.IsNote(c.Path) {
+			continue
+		}
+		nc.written[c.Path] = true
+		nn := parseAt(c.Path, c.Content)
+		var old *note.Note
+		b, err := v.repo.Read(ctx, c.Path, "")
+		if err == nil {
+			old = parseAt(c.Path, b.Content)
+		}
+		switch {
+		case errors.Is(err, repo.ErrNotFound):
+		case err != nil:
+			return nameChanges{}, false
+		case !namesChanged(old, nn) || headingsAppended(old, nn):
+			continue
+		case old.Title == nn.Title && slices.Equal(old.Aliases, nn.Aliases):
+			nc.headingsOnly = append(nc.headingsOnly, c.Path)
+			nc.gone, nc.added = append(nc.gone, c.Path), append(nc.added, nn)
+			continue
+		default:
+			nc.gone, nc.names = append(nc.gone, c.Path), append(nc.names, old)
+		}
+		nc.added, nc.names = append(nc.added, nn), append(nc.names, nn)
+	}
+	return nc, true
+}
+
+// referrers are the notes whose links may resolve differently after the
+// changes: only links that meet a changed name can (Referrers); a note whose
+// title and aliases stay can only lose headings its backlinks name. Notes the
+// batch writes and notes hidden from the caller are left out. False when the
+// index cannot answer.
+func (nc nameChanges) referrers(ix *graph.Index, hidden graph.Hidden) (map[note.Path]bool, bool) {
+	check := map[note.Path]bool{}
+	if len(nc.names) > 0 {
+		refs, err := ix.Referrers(nc.names)
+		if err != nil {
+			return nil, false
+		}
+		for _, p := range refs {
+			check[p] = true
+		}
+	}
+	for _, p := range nc.headingsOnly {
+		in, err := ix.Inbound(p)
+		if err != nil {
+			return nil, false
+		}
+		for _, d := range in {
+			if d.Heading != "" && !d.HeadingMissing {
+				check[d.From] = true
+			}
+		}
+	}
+	for p := range check {
+		if nc.written[p] || hidden != nil && hidden(p) {
+			delete(check, p)
+		}
+	}
+	return check, true
 }
 
 // headingsAppended reports whether b names itself as a does plus headings after
