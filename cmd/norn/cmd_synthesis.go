@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/norn-vault/norn/note"
+	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
 )
 
@@ -61,43 +62,53 @@ func runSynthesis(ctx context.Context, e *env, g *globals, args []string) error 
 		paths[i] = p
 	}
 	if sub == "register" {
-		r, err := c.RegisterSynthesis(ctx, vault.SynthesisRequest{Summary: paths[0], Sources: paths[1:], Author: tx.Author, Roles: tx.Roles})
-		if err != nil {
-			return err
-		}
-		// Where the commit stands against the remote (and, with --wait pushed, a
-		// failure to push), as every write reports it.
-		var rem *vault.WriteRemote
-		if r.Commit != "" {
-			rem, err = writeRemote(ctx, e, g, r.Commit)
-		}
-		if g.json {
-			o := struct {
-				*vault.SynthesisRegistered
-				Remote *vault.WriteRemote `json:"remote,omitempty"`
-				*errorJSON
-			}{SynthesisRegistered: r, Remote: rem}
-			if err != nil {
-				ej, _ := classify(err)
-				o.errorJSON = &ej
-			}
-			if perr := printJSON(e, o); perr != nil {
-				return perr
-			}
-			return printed(err)
-		}
-		verb := "registered"
-		if r.Unchanged {
-			verb = "already registered (nothing committed)"
-		}
-		fmt.Fprintf(e.stdout, "%s %s with %d sources in %s %s\n", verb, r.Summary, len(r.Sources), r.File, r.Commit.Short())
-		if rem != nil && rem.Pushed && g.wait != "" {
-			fmt.Fprintf(e.stdout, "pushed to %s\n", rem.Remote)
-		}
+		return synthesisRegister(ctx, e, g, c, tx, paths)
+	}
+	return synthesisStatus(ctx, e, g, c, paths[0])
+}
+
+// synthesisRegister is `norn synthesis register SUMMARY SOURCE…`.
+func synthesisRegister(ctx context.Context, e *env, g *globals, c *vault.Viewer, tx repo.Tx, paths []note.Path) error {
+	r, err := c.RegisterSynthesis(ctx, vault.SynthesisRequest{Summary: paths[0], Sources: paths[1:], Author: tx.Author, Roles: tx.Roles})
+	if err != nil {
 		return err
 	}
+	// Where the commit stands against the remote (and, with --wait pushed, a
+	// failure to push), as every write reports it.
+	var rem *vault.WriteRemote
+	if r.Commit != "" {
+		rem, err = writeRemote(ctx, e, g, r.Commit)
+	}
+	if g.json {
+		o := struct {
+			*vault.SynthesisRegistered
+			Remote *vault.WriteRemote `json:"remote,omitempty"`
+			*errorJSON
+		}{SynthesisRegistered: r, Remote: rem}
+		if err != nil {
+			ej, _ := classify(err)
+			o.errorJSON = &ej
+		}
+		if perr := printJSON(e, o); perr != nil {
+			return perr
+		}
+		return printed(err)
+	}
+	verb := "registered"
+	if r.Unchanged {
+		verb = "already registered (nothing committed)"
+	}
+	fmt.Fprintf(e.stdout, "%s %s with %d sources in %s %s\n", verb, r.Summary, len(r.Sources), r.File, r.Commit.Short())
+	if rem != nil && rem.Pushed && g.wait != "" {
+		fmt.Fprintf(e.stdout, "pushed to %s\n", rem.Remote)
+	}
+	return err
+}
+
+// synthesisStatus is `norn synthesis status SUMMARY`.
+func synthesisStatus(ctx context.Context, e *env, g *globals, c *vault.Viewer, summary note.Path) error {
 	b := c.SynthesisBudget()
-	st, err := c.SynthesisStatus(ctx, paths[0], b)
+	st, err := c.SynthesisStatus(ctx, summary, b)
 	if err != nil {
 		return err
 	}
