@@ -193,58 +193,72 @@ func locateEdges(raw []byte) (*edgesLoc, error) {
 		return loc, nil
 	}
 	_, entryEnd := entrySpan(text, key.Line, next)
-	starts := lineStarts(text)
-	var dashes []int // offset in text of each entry's '-' line
-	for _, item := range seq.Content {
-		off, ok := nodeOffset(text, starts, item.Line, item.Column)
-		if !ok {
-			return nil, ErrUneditable
-		}
-		j := off - 1
-		for j >= 0 && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n') {
-			j--
-		}
-		if j < 0 || text[j] != '-' {
-			return nil, fmt.Errorf("an edges entry does not start with '-' where expected: %w", ErrUneditable)
-		}
-		ls := bytes.LastIndexByte(text[:j], '\n') + 1
-		if strings.Trim(string(text[ls:j]), " ") != "" {
-			return nil, fmt.Errorf("an edges entry shares its line with other text: %w", ErrUneditable)
-		}
-		if len(dashes) == 0 {
-			loc.indent = j - ls
-		}
-		dashes = append(dashes, ls)
+	dashes, indent, err := entryDashes(text, seq)
+	if err != nil {
+		return nil, err
 	}
+	loc.indent = indent
 	// Each entry runs from the end of the previous entry's content (its leading
 	// comment lines are its own) to the end of its own content: trailing blank and
 	// comment lines belong to what follows.
-	contentEnd := func(from, to int) int {
-		for to > from {
-			ls := bytes.LastIndexByte(text[:to-1], '\n') + 1
-			if ls < from {
-				break
-			}
-			l := bytes.TrimLeft(text[ls:to], " \t\r\n")
-			if len(l) > 0 && l[0] != '#' {
-				break
-			}
-			to = ls
-		}
-		return to
-	}
 	prev := dashes[0]
 	for i := range dashes {
 		end := entryEnd
 		if i+1 < len(dashes) {
 			end = dashes[i+1]
 		}
-		end = contentEnd(dashes[i], end)
+		end = contentEnd(text, dashes[i], end)
 		loc.items = append(loc.items, span{b.yamlStart + prev, b.yamlStart + end})
 		prev = end
 	}
 	loc.end = loc.items[len(loc.items)-1].end
 	return loc, nil
+}
+
+// entryDashes finds, in the frontmatter text, the start of the line of each
+// block-sequence entry's '-' and the first entry's indent; ErrUneditable when an
+// entry does not start with '-' on a line of its own.
+func entryDashes(text []byte, seq *yaml.Node) (dashes []int, indent int, err error) {
+	starts := lineStarts(text)
+	for _, item := range seq.Content {
+		off, ok := nodeOffset(text, starts, item.Line, item.Column)
+		if !ok {
+			return nil, 0, ErrUneditable
+		}
+		j := off - 1
+		for j >= 0 && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n') {
+			j--
+		}
+		if j < 0 || text[j] != '-' {
+			return nil, 0, fmt.Errorf("an edges entry does not start with '-' where expected: %w", ErrUneditable)
+		}
+		ls := bytes.LastIndexByte(text[:j], '\n') + 1
+		if strings.Trim(string(text[ls:j]), " ") != "" {
+			return nil, 0, fmt.Errorf("an edges entry shares its line with other text: %w", ErrUneditable)
+		}
+		if len(dashes) == 0 {
+			indent = j - ls
+		}
+		dashes = append(dashes, ls)
+	}
+	return dashes, indent, nil
+}
+
+// contentEnd steps to back from over trailing blank and comment lines, not
+// before from: where an entry's own content ends.
+func contentEnd(text []byte, from, to int) int {
+	for to > from {
+		ls := bytes.LastIndexByte(text[:to-1], '\n') + 1
+		if ls < from {
+			break
+		}
+		l := bytes.TrimLeft(text[ls:to], " \t\r\n")
+		if len(l) > 0 && l[0] != '#' {
+			break
+		}
+		to = ls
+	}
+	return to
 }
 
 // encodeItem writes e as one block list entry indented by indent spaces.
