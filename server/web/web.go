@@ -49,7 +49,7 @@ type Handler struct {
 	name     string
 	log      *slog.Logger
 	sessions *sessions
-	static   http.Handler
+	static   *assets
 }
 
 // New returns the explorer of v.
@@ -68,7 +68,7 @@ func New(v *vault.Vault, o Options) *Handler {
 	}
 	sub, _ := fs.Sub(dist, "dist") // dist is always there: embedded
 	return &Handler{v: v, name: o.Name, log: o.Logger, sessions: newSessions(o.Tokens, o.Idle, o.Now),
-		static: http.FileServerFS(sub)}
+		static: newAssets(sub)}
 }
 
 // Owns reports whether the explorer answers path: the page (/), its assets
@@ -129,20 +129,18 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "no-referrer")
+	name := strings.TrimPrefix(r.URL.Path, "/")
 	if r.URL.Path == "/" || r.URL.Path == "/index.html" {
+		// The shell names the assets: revalidated on every load (a 304 when
+		// unchanged), so a new build's assets are picked up at once.
 		hd.Set("Cache-Control", "no-cache")
-		r2 := *r
-		u := *r.URL
-		u.Path = "/"
-		r2.URL = &u
-		h.static.ServeHTTP(w, &r2)
-		return
+		name = "index.html"
+	} else if strings.HasSuffix(r.URL.Path, "/") || path.Clean(r.URL.Path) != r.URL.Path || !fs.ValidPath(name) {
+		name = ""
 	}
-	if strings.HasSuffix(r.URL.Path, "/") || path.Clean(r.URL.Path) != r.URL.Path {
+	if name == "" || !h.static.serve(w, r, name) {
 		writeErr(w, h.log, &apiError{status: http.StatusNotFound, code: errcode.NotFound, msg: "no such asset"})
-		return
 	}
-	h.static.ServeHTTP(w, r)
 }
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, allow string) {
