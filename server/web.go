@@ -5,13 +5,25 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/web"
 )
 
 // MountWeb serves the web explorer w at / (its page and assets) and /web/...
 // beside MCP, behind the same host and origin checks; the change feed then takes
 // its session cookie too (same origin only). Call it before serving.
-func (h *HTTPHandler) MountWeb(w *web.Handler) { h.web = w }
+// Its API requests count against each principal's bound on requests at once
+// together with MCP's (DefaultMaxConcurrent).
+func (h *HTTPHandler) MountWeb(w *web.Handler) {
+	w.SetAdmit(func(p auth.Principal) (func(), bool) {
+		if !h.slots.acquire(p.Name, slotCall) {
+			h.log.Info("web request refused: too many at once", "principal", p.Name, "max", h.slots.max)
+			return nil, false
+		}
+		return func() { h.slots.release(p.Name, slotCall) }, true
+	})
+	h.web = w
+}
 
 // serveWeb serves a request of the web explorer; a body is read first under the
 // bounds MCP's have (size 413, pace 408: readBody).

@@ -73,6 +73,16 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 		writeErr(w, h.log, err)
 		return
 	}
+	if h.admit != nil {
+		release, ok := h.admit(sess.p)
+		if !ok {
+			w.Header().Set("Retry-After", "1")
+			writeErr(w, h.log, &apiError{status: http.StatusTooManyRequests, code: codeTooMany,
+				msg: sess.p.Name + " already has as many requests running as this server allows at once: retry when one has finished"})
+			return
+		}
+		defer release()
+	}
 	ctx := auth.WithPrincipal(r.Context(), sess.p)
 	vw, err := h.v.Viewer(ctx, sess.p.Actor())
 	if err != nil {

@@ -12,6 +12,10 @@ import (
 
 // apiError is an error the API answers with its own status (a refusal the vault
 // layer does not make: no session, a missing scope, a bad CSRF token).
+// codeTooMany is the code of a 429: the HTTP layer's, as MCP's requests get it
+// over the same bound (server/httplimits.go), not one of errcode's table.
+const codeTooMany errcode.Code = "too_many_requests"
+
 type apiError struct {
 	status int
 	code   errcode.Code

@@ -1,16 +1,24 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/norn-vault/norn/internal/testmcp"
+	"github.com/norn-vault/norn/internal/testvault"
+	"github.com/norn-vault/norn/server"
 	"github.com/norn-vault/norn/server/auth"
 	"github.com/norn-vault/norn/server/web"
 )
+
+// safety bounds a wait for something that should happen at once.
+const safety = 20 * time.Second
 
 // TestHandler_LoginForm: a token posted to /web/login sets an HttpOnly,
 // SameSite=Strict session cookie (Path=/, not Secure over plain HTTP) and
@@ -202,5 +210,58 @@ func TestHandler_Page(t *testing.T) {
 	// MCP still answers beside it.
 	if resp, _ := testmcp.RawPost(t, e.mcpURL, testmcp.Bearer(e.secrets["reader"]), testmcp.InitializeBody); resp.StatusCode != http.StatusOK {
 		t.Fatalf("MCP initialize: %d", resp.StatusCode)
+	}
+}
+
+// TestHandler_APIUnderPrincipalBound: the explorer's API requests count against
+// a principal's bound on requests at once together with its MCP calls: with a
+// bound of 1 and the reader's wait_for_changes holding its slot, the reader's
+// API request is refused 429 too_many_requests (Retry-After), the owner's is
+// not, and once the wait is answered the reader's goes through again.
+func TestHandler_APIUnderPrincipalBound(t *testing.T) {
+	e := newEnvWith(t, fixture, server.HTTPOptions{MaxConcurrent: 1})
+	reader, owner := e.login("reader"), e.login("owner")
+	c, err := testmcp.Dial(t, e.mcpURL, testmcp.Bearer(e.secrets["reader"]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = "wait_for_changes"
+		req.Params.Arguments = map[string]any{"timeout": 60}
+		_, err := c.CallTool(context.Background(), req)
+		waited <- err
+	}()
+	deadline := time.Now().Add(safety)
+	for {
+		resp, body := reader.do(http.MethodGet, "/web/api/tree", "", nil)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"too_many_requests"`) {
+				t.Fatalf("429 without Retry-After or code: %v %s", resp.Header, body)
+			}
+			break
+		}
+		if resp.StatusCode != http.StatusOK || time.Now().After(deadline) {
+			t.Fatalf("reader's API request while its wait holds the only slot: %d %s", resp.StatusCode, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if resp, body := owner.do(http.MethodGet, "/web/api/tree", "", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("owner's API request: %d %s", resp.StatusCode, body)
+	}
+	if err := testvault.Write(e.v, "new.md", "# New\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(safety):
+		t.Fatal("wait_for_changes not answered after a write")
+	}
+	if resp, body := reader.do(http.MethodGet, "/web/api/tree", "", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("reader's API request after the wait: %d %s", resp.StatusCode, body)
 	}
 }

@@ -50,7 +50,16 @@ type Handler struct {
 	log      *slog.Logger
 	sessions *sessions
 	static   *assets
+	// admit bounds the API requests a principal has running at once (SetAdmit);
+	// nil: unbounded.
+	admit func(auth.Principal) (release func(), ok bool)
 }
+
+// SetAdmit makes every API request take one of its principal's slots from
+// admit before it runs (released when it is done), and answer 429
+// too_many_requests with Retry-After when admit has none: the same bound MCP's
+// requests are under, shared with them. Call it before serving.
+func (h *Handler) SetAdmit(admit func(auth.Principal) (release func(), ok bool)) { h.admit = admit }
 
 // New returns the explorer of v.
 func New(v *vault.Vault, o Options) *Handler {

@@ -60,6 +60,12 @@ type env struct {
 
 func newEnv(t *testing.T, files map[string]string) *env {
 	t.Helper()
+	return newEnvWith(t, files, server.HTTPOptions{})
+}
+
+// newEnvWith is newEnv with HTTP options (the tokens and logger are set here).
+func newEnvWith(t *testing.T, files map[string]string, opts server.HTTPOptions) *env {
+	t.Helper()
 	v, e := testmcp.NewEnv(t, files)
 	tok, secrets := testmcp.Tokens(t, v, map[string][]auth.Scope{
 		"owner":  {auth.ScopeRead, auth.ScopeWrite, auth.ScopePrivate},
@@ -68,7 +74,8 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	})
 	clk := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	w := web.New(v, web.Options{Tokens: tok, Logger: testmcp.Quiet, Now: clk.Now, Name: "demo"})
-	u, _ := testmcp.ServeMounted(t, e.S, server.HTTPOptions{Tokens: tok, Logger: testmcp.Quiet}, func(h *server.HTTPHandler) {
+	opts.Tokens, opts.Logger = tok, testmcp.Quiet
+	u, _ := testmcp.ServeMounted(t, e.S, opts, func(h *server.HTTPHandler) {
 		h.MountWeb(w)
 		h.MountFeed(v, e.Hub)
 	})
