@@ -180,9 +180,9 @@ func (c *mcpBenchClient) call(tool string, args map[string]any) error {
 
 func newMCPBench(b *testing.B) *mcpBench {
 	b.Helper()
-	root := filepath.Join("..", "..", "shared", "corpora", "md-cpp-docs", "notes")
-	queries := filepath.Join("..", "..", "shared", "bench", "queries", "cpp-docs.queries.jsonl")
-	qrels := filepath.Join("..", "..", "shared", "bench", "queries", "cpp-docs.qrels.tsv")
+	root := filepath.Join("..", "..", "..", "shared", "corpora", "md-cpp-docs", "notes")
+	queries := filepath.Join("..", "..", "..", "shared", "bench", "queries", "cpp-docs.queries.jsonl")
+	qrels := filepath.Join("..", "..", "..", "shared", "bench", "queries", "cpp-docs.qrels.tsv")
 	for _, p := range []string{root, queries, qrels} {
 		if _, err := os.Stat(p); err != nil {
 			b.Skipf("cpp-docs corpus or its query set not found at %s (see ../shared/corpora/README.md, relative to the repository): %v", p, err)
