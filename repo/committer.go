@@ -365,7 +365,7 @@ func writeTrees(objects *objectBatch, n *node) {
 	if !n.id.isZero() {
 		return
 	}
-	for _, k := range n.kids {
+	for _, k := range n.entries() {
 		if k.isDir() {
 			writeTrees(objects, k)
 		}
