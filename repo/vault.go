@@ -281,7 +281,7 @@ func (v *Vault) load(ctx context.Context) error {
 	if err := v.loadHead(); err != nil {
 		return err
 	}
-	idx, err := loadGitIndex(v.gitDir)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
 	if err != nil {
 		return err
 	}
@@ -295,6 +295,7 @@ func (v *Vault) load(ctx context.Context) error {
 		// its marker: there is nothing to recover.
 		return nil
 	}
+	v.idx.materialize() // recover compares every entry with HEAD
 	if err := v.recover(ctx); err != nil {
 		return fmt.Errorf("recover working tree: %w", err)
 	}
@@ -347,6 +348,9 @@ func (v *Vault) unlinker() {
 }
 
 func (v *Vault) closeFiles() {
+	if v.idx != nil {
+		v.idx.release()
+	}
 	v.objs.close()
 	v.wt.Close()
 	if v.wlock != nil {
