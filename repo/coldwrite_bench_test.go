@@ -20,10 +20,10 @@ func BenchmarkColdWrite(b *testing.B) {
 	for _, n := range benchSizes() {
 		dir := seedVault(b, n)
 		ctx := context.Background()
+		i := 0 // across runs (-count): each write makes a new note
 		for _, mode := range []string{"full", "lean"} {
 			b.Run(fmt.Sprintf("notes=%d/%s", n, mode), func(b *testing.B) {
 				b.ReportAllocs()
-				i := 0
 				for b.Loop() {
 					v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "o", Email: "o@x"}, Lean: mode == "lean"})
 					if err != nil {

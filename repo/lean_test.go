@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
@@ -169,4 +170,30 @@ func writeWorktree(t *testing.T, dir, p, content string) {
 	if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestVault_LeanRecoversWhenMarked: a lean open whose marker says a writer died
+// mid-update recovers as a full open does, from git's whole (split) index: here
+// git's index is left at the commit before HEAD, as a crash between the branch's
+// move and the index write leaves it.
+func TestVault_LeanRecoversWhenMarked(t *testing.T) {
+	v := bigVault(t, 1100)
+	write(t, v, put("f03/new.md", "# new\n", ""))
+	dir := v.Dir()
+	v.Close()
+	gitCmd(t, dir, "-c", "core.splitIndex=true", "read-tree", "HEAD~1")
+	gitCmd(t, dir, "update-index", "--split-index")
+	if d := gitCmd(t, dir, "diff-index", "--cached", "--name-only", "HEAD"); d != "f03/new.md\n" {
+		t.Fatalf("git's index is not a commit behind: %q", d)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "norn", "worktree-writing"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Written a while ago, not by a git command at work now (see gitState).
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, ".git", "index"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	openLean(t, dir).Close()
+	assertIndexMatchesHead(t, v)
 }
