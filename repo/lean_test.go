@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,4 +197,46 @@ func TestVault_LeanRecoversWhenMarked(t *testing.T) {
 	}
 	openLean(t, dir).Close()
 	assertIndexMatchesHead(t, v)
+}
+
+// TestVault_LeanSharedIndexGone: when the shared index .git/index names is gone
+// (removed by hand, expired by git), a lean open does not write git's index from
+// the few entries it could read: it reads and checks the index whole, as a full
+// open does, and leaves git's index as a full open's write leaves it.
+func TestVault_LeanSharedIndexGone(t *testing.T) {
+	v := bigVault(t, 1100)
+	dir := v.Dir()
+	write(t, v, put("f01/a.md", "# a\n", ""))
+	v.Close()
+	shared := sharedIndexes(t, v)
+	if len(shared) == 0 {
+		t.Fatal("no shared index")
+	}
+	for _, p := range shared {
+		os.Remove(p)
+	}
+	twin := t.TempDir()
+	if out, err := exec.Command("cp", "-a", dir+"/.", twin).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	stages := map[bool]string{}
+	for _, lean := range []bool{false, true} {
+		d := dir
+		if lean {
+			d = twin
+		}
+		ov, err := repo.Open(context.Background(), d, repo.Options{Now: clock(), Owner: repo.Author{Name: "o", Email: "o@x"}, Lean: lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ov.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "a"}, Op: repo.OpWrite, Changes: []repo.Change{put("f02/b.md", "# b\n", "")}}); err != nil {
+			t.Fatal(err)
+		}
+		ov.Close()
+		stages[lean] = gitCmd(t, d, "ls-files", "--stage")
+	}
+	if stages[true] != stages[false] {
+		t.Fatalf("git's index after a lean write (%d lines) differs from a full one's (%d lines)",
+			strings.Count(stages[true], "\n"), strings.Count(stages[false], "\n"))
+	}
 }

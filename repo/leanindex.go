@@ -64,11 +64,19 @@ func (v *sharedView) parse(b []byte, id hash) error {
 	}
 	v.offs = make([]uint32, 0, n)
 	off := 12
+	var prev []byte
 	for range n {
 		hdr, nl, err := entryShape(v.b, off, v.ver)
 		if err != nil {
 			return err
 		}
+		// find's binary search needs the names in strictly increasing order, as
+		// git writes them (stage 0 only: one entry a name).
+		name := v.b[off+hdr : off+hdr+nl]
+		if prev != nil && bytes.Compare(prev, name) >= 0 {
+			return fmt.Errorf("entries out of order")
+		}
+		prev = name
 		if binary.BigEndian.Uint16(v.b[off+60:])>>12&3 != 0 {
 			// Norn keeps stage 0 only; it cannot write against this base.
 			return fmt.Errorf("unmerged entries")

@@ -289,10 +289,11 @@ func (v *Vault) load(ctx context.Context) error {
 	v.idx.drop = v.unlinks
 	v.pendingStat = map[string]fs.FileInfo{}
 	v.unwritten = map[string]hash{}
-	if v.opts.Lean && !exists(v.markerPath()) {
+	if idx.lean != nil && !exists(v.markerPath()) {
 		// Every Norn writer leaves git's index and the working tree in step with
 		// the branch before it lets go of the writer lock (held here), or leaves
-		// its marker: there is nothing to recover.
+		// its marker: there is nothing to recover. An index a lean open could not
+		// read lean (missing, damaged, not split) is checked whole.
 		return nil
 	}
 	v.idx.materialize() // recover compares every entry with HEAD
