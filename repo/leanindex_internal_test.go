@@ -98,3 +98,23 @@ func TestVault_LeanReadsOnlyThePath(t *testing.T) {
 		t.Errorf("git's index was read whole (%d entries held)", len(v.idx.entries))
 	}
 }
+
+// TestNode_LazyUnreadable: a lazy folder whose tree cannot be read lists nothing,
+// and a write through it is refused instead of committing the folder as empty.
+func TestNode_LazyUnreadable(t *testing.T) {
+	gitDir := filepath.Join(t.TempDir(), ".git")
+	if err := os.MkdirAll(filepath.Join(gitDir, "objects", "pack"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	objs := openObjects(gitDir)
+	defer objs.close()
+	root := objs.lazyFolder("", objectID("tree", []byte("missing")))
+	if n := root.lookup("a/b.md"); n != nil {
+		t.Fatalf("lookup through an unreadable tree: %+v", n)
+	}
+	for _, leaf := range []*node{{mode: modeFile, id: objectID("blob", []byte("x"))}, nil} {
+		if _, err := root.with("a/b.md", leaf); err == nil {
+			t.Fatalf("with (leaf %v) through an unreadable tree passed", leaf != nil)
+		}
+	}
+}
