@@ -285,12 +285,13 @@ func (v *Vault) gather(first *request, last int) []*request {
 func (v *Vault) reloadIndex() {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	idx, err := loadGitIndex(v.gitDir)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
 	if err != nil {
 		v.log.Error("reload git index", "err", err)
 		return
 	}
 	idx.drop = v.unlinks
+	v.idx.release()
 	v.idx = idx
 	v.idxDirty = false
 	clear(v.pendingStat)
@@ -365,7 +366,7 @@ func writeTrees(objects *objectBatch, n *node) {
 	if !n.id.isZero() {
 		return
 	}
-	for _, k := range n.kids {
+	for _, k := range n.entries() {
 		if k.isDir() {
 			writeTrees(objects, k)
 		}

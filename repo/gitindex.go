@@ -62,6 +62,9 @@ type gitIndex struct {
 	splitBuf []byte
 	// held is index.lock, taken ahead (lockIndex) for the next writeBytes.
 	held *os.File
+	// lean, when set, marks an index whose entries hold only the names looked at
+	// so far (leanindex.go): find pulls the others in from the shared index.
+	lean *leanState
 }
 
 // lockIndex takes .git/index.lock for the next write of the index, as git does
@@ -105,6 +108,7 @@ func (x *gitIndex) touch(name string) {
 }
 
 func (x *gitIndex) find(name string) (int, bool) {
+	x.pull(name)
 	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].name >= name })
 	return i, i < len(x.entries) && x.entries[i].name == name
 }
@@ -129,8 +133,9 @@ func (x *gitIndex) remove(name string) {
 }
 
 // loadGitIndex reads .git/index: versions 2 and 3 itself (split or not), others
-// with go-git's decoder; a missing file gives an empty index.
-func loadGitIndex(gitDir string) (*gitIndex, error) {
+// with go-git's decoder; a missing file gives an empty index. lean reads a split
+// index without decoding its shared index (leanindex.go).
+func loadGitIndex(gitDir string, lean bool) (*gitIndex, error) {
 	x := &gitIndex{path: filepath.Join(gitDir, "index"), split: splitIndexEnabled(gitDir)}
 	// Stamped before it is read: a file git replaces in between then differs from
 	// the stamp (changedOnDisk), and is read again, instead of the other way round.
@@ -145,6 +150,9 @@ func loadGitIndex(gitDir string) (*gitIndex, error) {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
 	entries, link, err := decodeIndex(b)
+	if err == nil && link != nil && lean && x.loadLean(gitDir, entries, link) {
+		return x, nil
+	}
 	if err == nil && link != nil {
 		var shared *sharedIndex
 		var differ map[string]struct{}

@@ -27,6 +27,13 @@ const multiProcWrites = 40
 func multiWriter(spec string) int {
 	dir, name, _ := strings.Cut(spec, " ")
 	ctx := context.Background()
+	if strings.HasPrefix(name, "cold") {
+		if err := coldWrites(ctx, dir, name); err != nil {
+			fmt.Println("ERR", err)
+			return 1
+		}
+		return 0
+	}
 	v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}})
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -62,6 +69,78 @@ func multiWrites(ctx context.Context, v *repo.Vault, name string) error {
 		}
 	}
 	return nil
+}
+
+// coldWrites makes one writer's writes as one-shot commands do: each from a vault
+// opened lean for it alone.
+func coldWrites(ctx context.Context, dir, name string) error {
+	for i := range multiProcWrites {
+		p := note.Path(fmt.Sprintf("%s/n%d.md", name, i%10))
+		content := fmt.Sprintf("%s write %d\n", name, i)
+		for try := 0; ; try++ {
+			v, err := repo.Open(ctx, dir, repo.Options{Owner: repo.Author{Name: "Owner", Email: "o@x"}, Lean: true})
+			if err != nil {
+				return err
+			}
+			_, err = v.Apply(ctx, repo.Tx{Author: repo.Author{Name: name}, Op: repo.OpWrite,
+				Changes: []repo.Change{put(string(p), content, v.Revision(p))}})
+			v.Close()
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, repo.ErrConflict) || try == 20 {
+				return fmt.Errorf("write %s: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// TestVault_MultiProcessCold: a long-lived writer (a server) and two processes
+// making one-shot lean writes (norn commands) on a vault with a split index. Every
+// write lands and git's index and working tree end up HEAD's: a lean write takes
+// the writer lock, catches up with the server's commits and writes git's index
+// from the entries it pulled in, never from a stale view.
+func TestVault_MultiProcessCold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process test skipped in -short mode")
+	}
+	ctx := context.Background()
+	v := bigVault(t, 1100)
+	dir := v.Dir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for _, name := range []string{"cold1", "cold2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), multiEnv+"="+dir+" "+name)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("writer %s: %v\n%s", name, err, out)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := multiWrites(ctx, v, "p0"); err != nil {
+			errs <- err
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(gitCmd(t, dir, "rev-list", "--count", "HEAD"))); n != 1+3*multiProcWrites {
+		t.Fatalf("%d commits, want %d", n, 1+3*multiProcWrites)
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	assertIndexMatchesHead(t, v)
 }
 
 // TestVault_MultiProcess runs two writer processes and a writer in this process on

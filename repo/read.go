@@ -80,7 +80,7 @@ func (v *Vault) List(ctx context.Context, folder string, at string) ([]Entry, er
 		return nil, notFoundf("folder %s does not exist", folder)
 	}
 	var dirs, files []Entry
-	for _, k := range n.kids {
+	for _, k := range n.entries() {
 		p := k.name
 		if folder != "" {
 			p = folder + "/" + k.name

@@ -32,14 +32,44 @@ const (
 type sharedIndex struct {
 	id      hash
 	entries []idxEntry
+	// view, when set, reads the entries from the mapped file instead (a lean
+	// index: leanindex.go); entries is then nil.
+	view *sharedView
 	// touched is when Norn last checked that the file is there and fresh (git
 	// removes shared index files it thinks unused after splitIndex.sharedIndexExpire).
 	touched time.Time
 }
 
 func (s *sharedIndex) find(name string) (int, bool) {
+	if s.view != nil {
+		return s.view.find(name)
+	}
 	i := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].name >= name })
 	return i, i < len(s.entries) && s.entries[i].name == name
+}
+
+// count is the number of entries of the shared index.
+func (s *sharedIndex) count() int {
+	if s.view != nil {
+		return len(s.view.offs)
+	}
+	return len(s.entries)
+}
+
+// entry returns the shared index's entry at position i.
+func (s *sharedIndex) entry(i int) idxEntry {
+	if s.view != nil {
+		return s.view.entry(i)
+	}
+	return s.entries[i]
+}
+
+// name returns the name of the shared index's entry at position i.
+func (s *sharedIndex) name(i int) string {
+	if s.view != nil {
+		return string(s.view.nameBytes(i))
+	}
+	return s.entries[i].name
 }
 
 func sharedIndexPath(gitDir string, id hash) string {
@@ -114,7 +144,7 @@ func (x *gitIndex) refreshDiff(sh *sharedIndex) {
 		case !inCur:
 			d.raw = nil
 			x.diff[name] = d
-		case d.pos >= 0 && x.entries[ci] == sh.entries[d.pos]:
+		case d.pos >= 0 && x.entries[ci] == sh.entry(int(d.pos)):
 			x.dropDiff(name) // back to the shared entry
 		case d.pos >= 0:
 			d.raw = appendEntry(d.raw[:0], &x.entries[ci], "")
@@ -162,7 +192,7 @@ func encodeSplit(buf []byte, sh *sharedIndex, diff map[string]*splitEnt, added [
 	buf = binary.BigEndian.AppendUint32(buf, 2)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(rep)+len(added)))
 	for _, p := range rep {
-		buf = append(buf, diff[sh.entries[p].name].raw...)
+		buf = append(buf, diff[sh.name(int(p))].raw...)
 	}
 	for _, name := range added {
 		buf = append(buf, diff[name].raw...)
@@ -181,18 +211,19 @@ func encodeSplit(buf []byte, sh *sharedIndex, diff map[string]*splitEnt, added [
 // encodeIndex picks the form to write: a plain index, a split one against the
 // current shared index, or a new shared index and an empty split index.
 func (x *gitIndex) encodeIndex() *encodedIndex {
-	if !x.split || len(x.entries) < splitMin {
+	if !x.split || (x.lean == nil && len(x.entries) < splitMin) {
 		return &encodedIndex{main: x.encode()}
 	}
 	if sh := x.shared; sh != nil {
 		x.refreshDiff(sh)
-		if len(x.diff) <= len(sh.entries)/splitShare && x.keepShared() {
+		if len(x.diff) <= sh.count()/splitShare && x.keepShared() {
 			// The previous encoding has been written (the committer waits for it):
 			// reuse its buffer.
 			x.splitBuf = encodeSplit(x.splitBuf, sh, x.diff, x.added)
 			return &encodedIndex{main: x.splitBuf}
 		}
 	}
+	x.materialize() // a lean index's shared entries, for the new shared index
 	full := x.encode()
 	next := &sharedIndex{entries: append([]idxEntry(nil), x.entries...)}
 	copy(next.id[:], full[len(full)-20:])
@@ -283,36 +314,11 @@ func decodeIndex(b []byte) (entries []idxEntry, link []byte, err error) {
 	off := 12
 	u32 := func(o int) uint32 { return binary.BigEndian.Uint32(b[o:]) }
 	for range n {
-		if off+62 > end {
-			return nil, nil, fmt.Errorf("index truncated")
+		e, next, err := decodeEntry(b[:end], off, ver)
+		if err != nil {
+			return nil, nil, err
 		}
-		var e idxEntry
-		e.ctimeS, e.ctimeN, e.mtimeS, e.mtimeN = u32(off), u32(off+4), u32(off+8), u32(off+12)
-		e.dev, e.ino, e.mode, e.uid, e.gid, e.size = u32(off+16), u32(off+20), u32(off+24), u32(off+28), u32(off+32), u32(off+36)
-		copy(e.id[:], b[off+40:off+60])
-		flags := binary.BigEndian.Uint16(b[off+60:])
-		hdr := 62
-		if flags&0x4000 != 0 { // extended flags (version 3)
-			if ver < 3 {
-				return nil, nil, fmt.Errorf("extended flags in a version 2 index")
-			}
-			e.ita = binary.BigEndian.Uint16(b[off+62:])&0x2000 != 0
-			hdr += 2
-		}
-		nl := int(flags & 0xfff)
-		if nl == 0xfff { // long name: NUL-terminated
-			i := bytes.IndexByte(b[off+hdr:end], 0)
-			if i < 0 {
-				return nil, nil, fmt.Errorf("index truncated")
-			}
-			nl = i
-		}
-		if off+hdr+nl > end {
-			return nil, nil, fmt.Errorf("index truncated")
-		}
-		e.name = string(b[off+hdr : off+hdr+nl])
-		e.stage = uint8((flags >> 12) & 3)
-		off += (hdr + nl + 8) &^ 7
+		off = next
 		entries = append(entries, e)
 	}
 	for off+8 <= end {
@@ -332,6 +338,59 @@ func decodeIndex(b []byte) (entries []idxEntry, link []byte, err error) {
 		off += 8 + size
 	}
 	return entries, link, nil
+}
+
+// decodeEntry decodes the entry of a version ver index at offset off of b (the
+// file without its checksum) and returns it and the offset of the next one.
+func decodeEntry(b []byte, off int, ver uint32) (idxEntry, int, error) {
+	hdr, nl, err := entryShape(b, off, ver)
+	if err != nil {
+		return idxEntry{}, 0, err
+	}
+	u32 := func(o int) uint32 { return binary.BigEndian.Uint32(b[o:]) }
+	var e idxEntry
+	e.ctimeS, e.ctimeN, e.mtimeS, e.mtimeN = u32(off), u32(off+4), u32(off+8), u32(off+12)
+	e.dev, e.ino, e.mode, e.uid, e.gid, e.size = u32(off+16), u32(off+20), u32(off+24), u32(off+28), u32(off+32), u32(off+36)
+	copy(e.id[:], b[off+40:off+60])
+	flags := binary.BigEndian.Uint16(b[off+60:])
+	if hdr > 62 {
+		e.ita = binary.BigEndian.Uint16(b[off+62:])&0x2000 != 0
+	}
+	e.name = string(b[off+hdr : off+hdr+nl])
+	e.stage = uint8((flags >> 12) & 3)
+	return e, off + (hdr+nl+8)&^7, nil
+}
+
+// entryShape returns the header length and name length of the entry at off of a
+// version ver index (b without its checksum), checking that it fits in b.
+func entryShape(b []byte, off int, ver uint32) (hdr, nl int, err error) {
+	end := len(b)
+	if off+62 > end {
+		return 0, 0, fmt.Errorf("index truncated")
+	}
+	flags := binary.BigEndian.Uint16(b[off+60:])
+	hdr = 62
+	if flags&0x4000 != 0 { // extended flags (version 3)
+		if ver < 3 {
+			return 0, 0, fmt.Errorf("extended flags in a version 2 index")
+		}
+		if off+64 > end {
+			return 0, 0, fmt.Errorf("index truncated")
+		}
+		hdr += 2
+	}
+	nl = int(flags & 0xfff)
+	if nl == 0xfff { // long name: NUL-terminated
+		i := bytes.IndexByte(b[off+hdr:end], 0)
+		if i < 0 {
+			return 0, 0, fmt.Errorf("index truncated")
+		}
+		nl = i
+	}
+	if off+hdr+nl > end {
+		return 0, 0, fmt.Errorf("index truncated")
+	}
+	return hdr, nl, nil
 }
 
 // loadSplit merges a split index's entries with its shared index, as git does, and

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/norn-vault/norn/note"
@@ -51,10 +52,69 @@ type node struct {
 	mode uint32
 	// id is the blob id, or for a folder the tree id (zero while dirty).
 	id   hash
-	kids []*node // folder entries in git order; nil for files
+	kids []*node // folder entries in git order; nil for files (read with entries)
+	// lazy, when set, holds a folder whose tree has not been read yet: a lean open
+	// (Options.Lean) reads a folder's tree only when a lookup, a write or a walk
+	// first goes through it.
+	lazy *lazyTree
 	// fold caches note.Fold(name), set on first use: nodes are shared by every
 	// snapshot that holds them, so a folder's names are folded once, not per write.
 	fold atomic.Pointer[string]
+}
+
+// lazyTree is a folder's entries, read from its tree object on first use.
+type lazyTree struct {
+	once sync.Once
+	objs *objectStore
+	kids []*node
+	err  error
+}
+
+// lazyFolder returns a folder node for tree id whose entries are read when first
+// needed; its subfolders are lazy too.
+func (s *objectStore) lazyFolder(name string, id hash) *node {
+	return &node{name: name, mode: modeDir, id: id, lazy: &lazyTree{objs: s}}
+}
+
+// entries returns a folder's entries in git order (nil for a file), reading a lazy
+// folder's tree on first use. A tree that cannot be read gives no entries; with
+// refuses to copy such a folder (loadErr), so that no commit drops its contents.
+func (n *node) entries() []*node {
+	l := n.lazy
+	if l == nil {
+		return n.kids
+	}
+	l.once.Do(func() {
+		data, err := l.objs.readTyped(n.id, "tree")
+		if err != nil {
+			l.err = fmt.Errorf("read tree %s: %w", n.id, err)
+			return
+		}
+		err = scanTree(data, func(mode uint32, name, id []byte) bool {
+			var k *node
+			if mode == modeDir {
+				k = l.objs.lazyFolder(string(name), hash(id))
+			} else {
+				k = &node{name: string(name), mode: mode, id: hash(id)}
+			}
+			l.kids = append(l.kids, k)
+			return true
+		})
+		if err != nil {
+			l.kids, l.err = nil, fmt.Errorf("tree %s: %w", n.id, err)
+		}
+	})
+	return l.kids
+}
+
+// loadErr is the error reading a lazy folder's tree gave (nil once read, or for
+// a folder read whole).
+func (n *node) loadErr() error {
+	if n.lazy == nil {
+		return nil
+	}
+	n.entries()
+	return n.lazy.err
 }
 
 // folded returns note.Fold(n.name).
@@ -100,12 +160,13 @@ func gitCompare(aName string, aDir bool, bName string, bDir bool) int {
 
 // child returns the index of the entry called name, or -1.
 func (n *node) child(name string) int {
+	kids := n.entries()
 	for _, dir := range [2]bool{false, true} {
-		i := sort.Search(len(n.kids), func(i int) bool {
-			k := n.kids[i]
+		i := sort.Search(len(kids), func(i int) bool {
+			k := kids[i]
 			return gitCompare(k.name, k.isDir(), name, dir) >= 0
 		})
-		if i < len(n.kids) && n.kids[i].name == name && n.kids[i].isDir() == dir {
+		if i < len(kids) && kids[i].name == name && kids[i].isDir() == dir {
 			return i
 		}
 	}
@@ -124,7 +185,7 @@ func (n *node) lookup(p string) *node {
 		if i < 0 {
 			return nil
 		}
-		cur, p = cur.kids[i], rest
+		cur, p = cur.entries()[i], rest
 	}
 	return cur
 }
@@ -137,7 +198,7 @@ func (n *node) names(p string) iter.Seq2[string, bool] {
 		if d == nil || !d.isDir() {
 			return
 		}
-		for _, k := range d.kids {
+		for _, k := range d.entries() {
 			if !yield(k.name, k.isDir()) {
 				return
 			}
@@ -153,7 +214,7 @@ func (n *node) twins(p, key string) iter.Seq2[string, bool] {
 		if d == nil || !d.isDir() {
 			return
 		}
-		for _, k := range d.kids {
+		for _, k := range d.entries() {
 			if k.folded() == key && !yield(k.name, k.isDir()) {
 				return
 			}
@@ -169,26 +230,30 @@ func (n *node) with(p string, leaf *node) (*node, error) {
 	if name == "" {
 		return nil, invalidf("empty path component in %q", p)
 	}
-	c := &node{name: n.name, mode: n.mode, kids: n.kids}
+	if err := n.loadErr(); err != nil {
+		return nil, err
+	}
+	kids := n.entries()
+	c := &node{name: n.name, mode: n.mode, kids: kids}
 	i := c.child(name)
 	if !more {
 		if leaf == nil {
 			if i < 0 {
 				return n, nil
 			}
-			c.kids = remove(n.kids, i)
+			c.kids = remove(kids, i)
 			return c, nil
 		}
 		leaf.name = name
-		if i >= 0 && n.kids[i].isDir() {
+		if i >= 0 && kids[i].isDir() {
 			return nil, invalidf("%s is a folder", p)
 		}
-		c.kids = put(n.kids, i, leaf)
+		c.kids = put(kids, i, leaf)
 		return c, nil
 	}
 	var sub *node
 	if i >= 0 {
-		sub = n.kids[i]
+		sub = kids[i]
 		if !sub.isDir() {
 			return nil, invalidf("%s is a file, not a folder", name)
 		}
@@ -209,18 +274,18 @@ func (n *node) with(p string, leaf *node) (*node, error) {
 	if nsub == sub {
 		return n, nil
 	}
-	if len(nsub.kids) == 0 {
+	if len(nsub.entries()) == 0 {
 		if i >= 0 {
-			c.kids = remove(n.kids, i)
+			c.kids = remove(kids, i)
 		}
 		return c, nil
 	}
-	c.kids = put(n.kids, i, nsub)
+	c.kids = put(kids, i, nsub)
 	return c, nil
 }
 
 func (n *node) fileChild(name string) int {
-	for i, k := range n.kids {
+	for i, k := range n.entries() {
 		if k.name == name && !k.isDir() {
 			return i
 		}
@@ -256,12 +321,13 @@ func remove(kids []*node, i int) []*node {
 func encodeTree(n *node, buf *bytes.Buffer) []byte {
 	buf.Reset()
 	size := 0
-	for _, k := range n.kids {
+	kids := n.entries()
+	for _, k := range kids {
 		size += 6 + 2 + len(k.name) + len(k.id)
 	}
 	buf.Grow(size)
 	var mode [11]byte
-	for _, k := range n.kids {
+	for _, k := range kids {
 		buf.Write(strconv.AppendUint(mode[:0], uint64(k.mode), 8))
 		buf.WriteByte(' ')
 		buf.WriteString(k.name)
@@ -321,7 +387,7 @@ func scanTree(data []byte, fn func(mode uint32, name, id []byte) bool) error {
 
 // walkFiles calls fn for every file under n, with its slash path, in git order.
 func walkFiles(n *node, prefix string, fn func(p string, f *node)) {
-	for _, k := range n.kids {
+	for _, k := range n.entries() {
 		p := k.name
 		if prefix != "" {
 			p = prefix + "/" + k.name

@@ -89,6 +89,13 @@ type Options struct {
 	// OnEvent, when set, is the first observer of commit events, registered before
 	// any commit (see Vault.Subscribe).
 	OnEvent func(Event)
+	// Lean opens the vault for one command in a short-lived process (a CLI write):
+	// HEAD's tree is read folder by folder as the command goes through it, not
+	// whole, and Open does not cross-check git's index and the working tree
+	// against HEAD unless a writer died mid-update (its marker is there). Reads and
+	// writes behave as with a full open; a walk of the whole tree (Files, a
+	// catch-up) reads every folder it meets.
+	Lean bool
 	// MaxEventLag is how many moves of the branch may queue for slow observers
 	// (default 1024); past it the queue collapses into one range read from git
 	// again (see dispatcher).
@@ -274,7 +281,7 @@ func (v *Vault) load(ctx context.Context) error {
 	if err := v.loadHead(); err != nil {
 		return err
 	}
-	idx, err := loadGitIndex(v.gitDir)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
 	if err != nil {
 		return err
 	}
@@ -282,6 +289,14 @@ func (v *Vault) load(ctx context.Context) error {
 	v.idx.drop = v.unlinks
 	v.pendingStat = map[string]fs.FileInfo{}
 	v.unwritten = map[string]hash{}
+	if idx.lean != nil && !exists(v.markerPath()) {
+		// Every Norn writer leaves git's index and the working tree in step with
+		// the branch before it lets go of the writer lock (held here), or leaves
+		// its marker: there is nothing to recover. An index a lean open could not
+		// read lean (missing, damaged, not split) is checked whole.
+		return nil
+	}
+	v.idx.materialize() // recover compares every entry with HEAD
 	if err := v.recover(ctx); err != nil {
 		return fmt.Errorf("recover working tree: %w", err)
 	}
@@ -300,11 +315,11 @@ func (v *Vault) loadHead() error {
 		if err != nil {
 			return err
 		}
-		root, err := v.objs.loadTree(c.tree)
-		if err != nil {
+		if v.opts.Lean {
+			s.root = v.objs.lazyFolder("", c.tree)
+		} else if s.root, err = v.objs.loadTree(c.tree); err != nil {
 			return err
 		}
-		s.root = root
 	}
 	v.snap.Store(s)
 	return nil
@@ -334,6 +349,9 @@ func (v *Vault) unlinker() {
 }
 
 func (v *Vault) closeFiles() {
+	if v.idx != nil {
+		v.idx.release()
+	}
 	v.objs.close()
 	v.wt.Close()
 	if v.wlock != nil {

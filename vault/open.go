@@ -52,6 +52,11 @@ type Options struct {
 	// `norn serve` for the index's lock. Writes and link queries never open it;
 	// they scan the notes at HEAD while it is closed, as a second process does.
 	LazyIndex bool
+	// Lean opens the repository for one command in a short-lived process
+	// (repo.Options.Lean): HEAD's tree is read only along the paths the command
+	// touches. With LazyIndex, a CLI write then costs about what its paths cost,
+	// not what the vault's size does.
+	Lean bool
 	// Rerank builds this machine's reranker once the vault's git directory is
 	// known (the per-machine settings and the egress log live there): the caller
 	// builds it from those settings and the environment (the vault reads
@@ -66,6 +71,7 @@ type Options struct {
 // (Subscribe) come after it.
 func Open(ctx context.Context, dir string, o Options) (*Vault, error) {
 	opts := o.Repo
+	opts.Lean = opts.Lean || o.Lean
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}

@@ -78,8 +78,7 @@ func runEdge(ctx context.Context, e *env, g *globals, name string, args []string
 // (openVault): a CLI process writes, and the next `norn search` catches the index
 // up.
 func openWired(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
-	v, _, err := openVault(ctx, e, g)
-	return v, err
+	return openWriteVault(ctx, e, g)
 }
 
 // printMutation prints a mutation's result as JSON with extra top-level fields,

@@ -25,7 +25,7 @@ func runRestore(ctx context.Context, e *env, g *globals, args []string) error {
 	if *from == "" {
 		return usagef("--from is required")
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, err := openWriteVault(ctx, e, g)
 	if err != nil {
 		return err
 	}

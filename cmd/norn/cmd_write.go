@@ -29,7 +29,7 @@ func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(content) > maxStdin {
 		return fmt.Errorf("%w: content on stdin is over %d bytes", repo.ErrInvalid, maxStdin)
 	}
-	v, _, err := openVault(ctx, e, g)
+	v, err := openWriteVault(ctx, e, g)
 	if err != nil {
 		return err
 	}

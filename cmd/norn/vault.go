@@ -37,6 +37,14 @@ func openVault(ctx context.Context, e *env, g *globals) (*vault.Vault, *vault.Se
 	return openVaultWith(ctx, e, g, vault.Options{})
 }
 
+// openWriteVault is openVault for a command that writes a few notes: the
+// repository is opened lean (vault.Options.Lean), reading HEAD's tree only along
+// the paths the write touches.
+func openWriteVault(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
+	v, _, err := openVaultWith(ctx, e, g, vault.Options{Lean: true})
+	return v, err
+}
+
 // openVaultWith is openVault with more options (o's LazyIndex and Repo are
 // openVault's): norn search passes this machine's reranker.
 func openVaultWith(ctx context.Context, e *env, g *globals, o vault.Options) (*vault.Vault, *vault.Settings, error) {
