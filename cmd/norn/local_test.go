@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/norn-vault/norn/repo"
+	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
+)
+
+// serveLocal opens dir as a norn serve does and starts its local endpoint; commits
+// counts the commits that vault (the server's committer) makes.
+func serveLocal(t *testing.T, dir string) (l *server.LocalServer, commits *atomic.Int64) {
+	t.Helper()
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	commits = new(atomic.Int64)
+	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet, OnCommit: func(repo.CommitID) { commits.Add(1) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	l, err = server.StartLocal(ctx, v, server.LocalOptions{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, commits
+}
+
+// commitIDs are the 40-hex commit ids and their short forms in a command's
+// output, which differ between two vaults written at different moments.
+var commitIDs = regexp.MustCompile(`"(commit|parent)": "[0-9a-f]{40}"|committed [0-9a-f]{7,12}`)
+
+// TestWrite_ThroughRunningServer: beside a running server, norn write sends its
+// transaction to the server, whose committer makes the commit: the same author
+// and committer in git, the same output and exit code as the same write made
+// directly on a twin vault, failures (conflict, gates, bad input) included, with
+// nothing written for them. A stale advertisement falls back to the direct write.
+func TestWrite_ThroughRunningServer(t *testing.T) {
+	served, direct := newVault(t), newVault(t)
+	for _, d := range []string{served, direct} {
+		git(t, d, "config", "user.name", "Ada Owner")
+		git(t, d, "config", "user.email", "ada@example.org")
+	}
+	l, commits := serveLocal(t, served)
+	const note = "---\ntitle: Quokka\n---\n# Quokka\nThe zyzzyva note.\n"
+	steps := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		commits     int64 // the server's commits after the step
+	}{
+		{"create", note, []string{"write", "new.md", "--json"}, exitOK, 2},
+		{"create, text output", note, []string{"write", "text.md"}, exitOK, 3},
+		{"another author", note + "Bob's.\n", []string{"write", "bob.md", "--author", "Bob", "--email", "bob@example.org", "--json"}, exitOK, 4},
+		{"dry run", note + "More.\n", []string{"write", "new.md", "--expected-revision", "0123456789abcdef0123456789abcdef01234567", "--dry-run", "--json"}, exitConflict, 4},
+		{"conflict", note + "More.\n", []string{"write", "new.md", "--json"}, exitConflict, 4},
+		{"conflict, text output", note + "More.\n", []string{"write", "new.md"}, exitConflict, 4},
+		{"gates", "---\ntitle: A\ntitle: B\n---\n# A\n", []string{"write", "dup.md", "--json"}, exitRejected, 4},
+		{"gates, text output", "---\ntitle: A\ntitle: B\n---\n# A\n", []string{"write", "dup.md"}, exitRejected, 4},
+		{"gates, dry run", "---\ntitle: A\ntitle: B\n---\n# A\n", []string{"write", "dup.md", "--dry-run", "--json"}, exitRejected, 4},
+		{"bad path", note, []string{"write", "../out.md", "--json"}, exitRejected, 4},
+		{"unchanged", note, []string{"write", "new.md", "--json", "--expected-revision", "REV"}, exitOK, 4},
+	}
+	// The server was asked (its commits count external ones too).
+	if _, errs, code := cli(t, served, note, "-v", "write", "asked.md"); code != exitOK || !strings.Contains(errs, "asked norn serve") {
+		t.Fatalf("write -v beside the server: exit %d\n%s", code, errs)
+	}
+	mustCLI(t, direct, note, "write", "asked.md")
+	for _, s := range steps {
+		args := s.args
+		if args[len(args)-2] == "--expected-revision" && args[len(args)-1] == "REV" {
+			rev := strings.TrimSpace(git(t, direct, "rev-parse", "HEAD:new.md"))
+			args = append(args[:len(args)-1:len(args)-1], rev)
+		}
+		headBefore := git(t, served, "rev-parse", "HEAD")
+		gotOut, gotErr, gotCode := cli(t, served, s.stdin, args...)
+		wantOut, wantErr, wantCode := cli(t, direct, s.stdin, args...)
+		if gotCode != s.code || wantCode != s.code {
+			t.Fatalf("%s: exit %d through the server, %d direct, want %d\n%s%s\n%s%s", s.name, gotCode, wantCode, s.code, gotOut, gotErr, wantOut, wantErr)
+		}
+		if g, w := commitIDs.ReplaceAllString(gotOut, "C"), commitIDs.ReplaceAllString(wantOut, "C"); g != w || gotErr != wantErr {
+			t.Errorf("%s: through the server\n%s%s\ndirect\n%s%s", s.name, gotOut, gotErr, wantOut, wantErr)
+		}
+		if n := commits.Load(); n != s.commits {
+			t.Errorf("%s: the server made %d commits, want %d", s.name, n, s.commits)
+		}
+		if s.code != exitOK && git(t, served, "rev-parse", "HEAD") != headBefore {
+			t.Errorf("%s: a refused write moved HEAD", s.name)
+		}
+	}
+	const format = "--format=%an <%ae> | %cn | %s%n%(trailers:key=Norn-Op)"
+	if g, w := git(t, served, "log", format), git(t, direct, "log", format); g != w {
+		t.Errorf("history through the server:\n%s\ndirect:\n%s", g, w)
+	}
+	if st := git(t, served, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after writes through the server: %q", st)
+	}
+	git(t, served, "fsck", "--strict")
+
+	// A stale advertisement (the server is gone, its port closed): the write is
+	// made here, silently.
+	ad, err := os.ReadFile(server.LocalEndpointPath(served + "/.git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(server.LocalEndpointPath(served+"/.git"), ad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := cli(t, served, note+"Later.\n", "write", "later.md")
+	if code != exitOK || errs != "" || !strings.HasPrefix(out, "committed ") || commits.Load() != 4 {
+		t.Fatalf("write beside a stale advertisement: exit %d, server commits %d\n%s%s", code, commits.Load(), out, errs)
+	}
+	if got := git(t, served, "log", "-1", "--format=%an <%ae>", "--", "later.md"); got != "Ada Owner <ada@example.org>\n" {
+		t.Errorf("direct write's author: %q", got)
+	}
+}
