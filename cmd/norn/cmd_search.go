@@ -62,29 +62,49 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 			return fmt.Errorf("--folder %q: %w", *folder, err)
 		}
 	}
-	v, _, err := openVaultWith(ctx, e, g, vault.Options{Rerank: machineReranker(e, g, nil)})
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	x := v.Index
-	if err := x.CatchUp(ctx); err != nil {
-		logger(e, g).Warn("catch up index", "err", err)
-	}
-	a := newAsker(e, g, v.GitDir(), x)
+	// A running norn serve is asked first, before the vault is opened; without
+	// one the vault and its index are opened at the first search.
+	served := true
+	var v *vault.Vault
+	var a *asker
+	var openErr error
+	defer func() {
+		if v != nil {
+			v.Close()
+		}
+	}()
 	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) {
+		if served {
+			resp := new(vault.SearchResponse)
+			if ok, err := askServer(ctx, e, g, server.Query{Op: "search", Search: &r}, resp); ok {
+				return resp, err
+			}
+			served = false
+		}
+		if v == nil {
+			if v, _, openErr = openVaultWith(ctx, e, g, vault.Options{Rerank: machineReranker(e, g, nil)}); openErr != nil {
+				return nil, openErr
+			}
+			if err := v.Index.CatchUp(ctx); err != nil {
+				logger(e, g).Warn("catch up index", "err", err)
+			}
+			a = newAsker(e, g, v.GitDir(), v.Index)
+		}
 		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return v.Search(ctx, r) })
 	}
 	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal, Rerank: mode}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
 		resp, err := search(req)
+		if openErr != nil {
+			return openErr
+		}
 		if err != nil {
 			return queryError(err)
 		}
 		if resp.Engine == rerank.EngineNoEndpoint {
 			fmt.Fprintf(e.stderr, "norn: --rerank force: no rerank endpoint is configured on this machine (set $%s, or rerank.endpoint in %s); results in BM25 order\n",
-				envRerankURL, machinePath(v.GitDir()))
+				envRerankURL, machinePath(localGitDir(e, g)))
 		}
 		if g.json {
 			return printJSON(e, toJSON("", resp))
@@ -123,6 +143,9 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		r := req
 		r.Query = text
 		resp, err := search(r)
+		if openErr != nil {
+			return openErr
+		}
 		if err != nil {
 			enc.Encode(searchJSON{ID: id, Error: err.Error(), Results: []searchHit{}})
 			continue

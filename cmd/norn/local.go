@@ -20,11 +20,7 @@ import (
 // into out. It reports false, with a debug log line, when there is no server to
 // ask; otherwise the server's answer or failure is the command's.
 func askServer(ctx context.Context, e *env, g *globals, q server.Query, out any) (bool, error) {
-	dir, err := filepath.Abs(vaultDir(e, g))
-	if err != nil {
-		return false, nil
-	}
-	err = server.AskLocal(ctx, filepath.Join(dir, ".git"), q, out)
+	err := server.AskLocal(ctx, localGitDir(e, g), q, out)
 	if errors.Is(err, server.ErrNoLocalServer) {
 		logger(e, g).Debug("no norn serve to ask; doing it here", "op", q.Op, "err", err)
 		return false, nil
@@ -49,6 +45,15 @@ func applyViaServer(ctx context.Context, e *env, g *globals, tx repo.Tx) (bool, 
 		return true, refusedDryRun(ctx, e, g, tx.DryRun, a.Err())
 	}
 	return true, printResultWith(e, g, a.Result, a.Remote, a.Err())
+}
+
+// localGitDir is the vault's git folder as opening the vault would find it.
+func localGitDir(e *env, g *globals) string {
+	dir, err := filepath.Abs(vaultDir(e, g))
+	if err != nil {
+		dir = vaultDir(e, g)
+	}
+	return filepath.Join(dir, ".git")
 }
 
 // cliOwner is the vault's owner as opening the vault would find it (the git

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -16,13 +17,15 @@ import (
 )
 
 // serveLocal opens dir as a norn serve does and starts its local endpoint; commits
-// counts the commits that vault (the server's committer) makes.
-func serveLocal(t *testing.T, dir string) (l *server.LocalServer, commits *atomic.Int64) {
+// counts the commits that vault makes or takes in. The vault is closed when the
+// test ends, or before by the caller.
+func serveLocal(t *testing.T, dir string) (l *server.LocalServer, v *vault.Vault, commits *atomic.Int64) {
 	t.Helper()
+	var err error
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	commits = new(atomic.Int64)
-	v, err := vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet, OnCommit: func(repo.CommitID) { commits.Add(1) }}})
+	v, err = vault.Open(ctx, dir, vault.Options{Repo: repo.Options{Logger: quiet, OnCommit: func(repo.CommitID) { commits.Add(1) }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func serveLocal(t *testing.T, dir string) (l *server.LocalServer, commits *atomi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, commits
+	return l, v, commits
 }
 
 // commitIDs are the 40-hex commit ids and their short forms in a command's
@@ -49,7 +52,7 @@ func TestWrite_ThroughRunningServer(t *testing.T) {
 		git(t, d, "config", "user.name", "Ada Owner")
 		git(t, d, "config", "user.email", "ada@example.org")
 	}
-	l, commits := serveLocal(t, served)
+	l, _, commits := serveLocal(t, served)
 	const note = "---\ntitle: Quokka\n---\n# Quokka\nThe zyzzyva note.\n"
 	steps := []struct {
 		name, stdin string
@@ -123,5 +126,29 @@ func TestWrite_ThroughRunningServer(t *testing.T) {
 	}
 	if got := git(t, served, "log", "-1", "--format=%an <%ae>", "--", "later.md"); got != "Ada Owner <ada@example.org>\n" {
 		t.Errorf("direct write's author: %q", got)
+	}
+}
+
+// TestSearch_AsksRunningServerFirst: beside a running server, norn search asks
+// it without opening the vault (the -v log says so, and no pebble line) and
+// prints what the command finds by itself once the server is gone.
+func TestSearch_AsksRunningServerFirst(t *testing.T) {
+	dir := newVault(t)
+	mustCLI(t, dir, "# Quokka\n\nThe zyzzyva note.\n", "write", "q.md")
+	mustCLI(t, dir, "# Wombat\n\nNo rare words.\n", "write", "w.md")
+	l, v, _ := serveLocal(t, dir)
+	_, errs, code := cli(t, dir, "", "-v", "search", "zyzzyva")
+	if code != exitOK || !strings.Contains(errs, `msg="asked norn serve" op=search`) || strings.Contains(errs, "pebble") {
+		t.Fatalf("search -v beside the server: exit %d\n%s", code, errs)
+	}
+	served := mustCLI(t, dir, "", "search", "zyzzyva", "--json")
+	if err := errors.Join(l.Close(), v.Close()); err != nil {
+		t.Fatal(err)
+	}
+	// The answer says who computed it and how long it took; the rest is equal.
+	took := regexp.MustCompile(`"took_ms": [0-9.e-]+,|\n *"via": "norn serve \(pid [0-9]+\)",`)
+	if direct := mustCLI(t, dir, "", "search", "zyzzyva", "--json"); took.ReplaceAllString(served, "") != took.ReplaceAllString(direct, "") ||
+		!strings.Contains(served, `"q.md"`) {
+		t.Errorf("search through the server:\n%s\ndirect:\n%s", served, direct)
 	}
 }
