@@ -62,7 +62,7 @@ type localEndpoint struct {
 // Query is one read-only question a command asks: Op names it, the other fields are
 // its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
 type Query struct {
-	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild, apply
+	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild, apply, capture
 	Search       *vault.SearchRequest       `json:"search,omitempty"`
 	Note         note.Path                  `json:"note,omitempty"`
 	To           note.Path                  `json:"to,omitempty"`
@@ -71,8 +71,9 @@ type Query struct {
 	MaxDepth     int                        `json:"max_depth,omitempty"`
 	Neighborhood *graph.NeighborhoodOptions `json:"neighborhood,omitempty"`
 	// Tx is the transaction of "apply", as the command would apply it itself
-	// (its author and roles included).
-	Tx *repo.Tx `json:"tx,omitempty"`
+	// (its author and roles included); Capture the request of "capture".
+	Tx      *repo.Tx              `json:"tx,omitempty"`
+	Capture *vault.CaptureRequest `json:"capture,omitempty"`
 }
 
 // searchAnswer carries a SearchResponse with its hits (which its own JSON leaves out).
@@ -95,7 +96,8 @@ type searchAnswer struct {
 // at its next maintenance round. It takes no data and changes nothing but the
 // server's view of the vault.
 //
-// "apply" applies q.Tx (v.Apply) and answers an *ApplyAnswer.
+// "apply" applies q.Tx (v.Apply) and answers an *ApplyAnswer; "capture" runs
+// q.Capture (v.Capture) and answers the same.
 func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 	return answer(ctx, v, nil, slog.Default(), q)
 }
@@ -131,6 +133,8 @@ func answer(ctx context.Context, v *vault.Vault, s *vault.Syncer, log *slog.Logg
 	switch q.Op {
 	case "apply":
 		return apply(ctx, v, s, log, q.Tx)
+	case "capture":
+		return capture(ctx, v, s, log, q.Capture)
 	case "search":
 		if q.Search == nil {
 			return nil, fmt.Errorf("local query: search without a request: %w", repo.ErrInvalid)
@@ -379,10 +383,10 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 		if ctx.Err() != nil && timeout == 0 {
 			return ctx.Err()
 		}
-		if op := (*net.OpError)(nil); q.Op == "apply" && !(errors.As(err, &op) && op.Op == "dial") {
+		if op := (*net.OpError)(nil); (q.Op == "apply" || q.Op == "capture") && !(errors.As(err, &op) && op.Op == "dial") {
 			// The transaction may have been sent, and applied: doing it again here
 			// could write twice. Only a server never reached is no server.
-			return fmt.Errorf("local apply: %s (pid %d) did not answer, the write may have landed (norn log shows): %w", ep.Addr, ep.PID, err)
+			return fmt.Errorf("local %s: %s (pid %d) did not answer, the write may have landed (norn log shows): %w", q.Op, ep.Addr, ep.PID, err)
 		}
 		return fmt.Errorf("%w: %s (pid %d): %w", ErrNoLocalServer, ep.Addr, ep.PID, err)
 	}

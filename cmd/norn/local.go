@@ -7,6 +7,7 @@ import (
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/server"
+	"github.com/norn-vault/norn/vault"
 )
 
 // A one-shot command beside a running norn serve asks that server (found by the
@@ -43,6 +44,26 @@ func applyViaServer(ctx context.Context, e *env, g *globals, tx repo.Tx) (bool, 
 	}
 	if a.Result == nil {
 		return true, refusedDryRun(ctx, e, g, tx.DryRun, a.Err())
+	}
+	return true, printResultWith(e, g, a.Result, a.Remote, a.Err())
+}
+
+// captureViaServer is applyViaServer for norn capture: it prints what the
+// server's capture did as runCapture prints its own.
+func captureViaServer(ctx context.Context, e *env, g *globals, r vault.CaptureRequest) (bool, error) {
+	if g.wait != "" {
+		return false, nil
+	}
+	var a server.ApplyAnswer
+	if ok, err := askServer(ctx, e, g, server.Query{Op: "capture", Capture: &r}, &a); !ok || err != nil {
+		return ok, err
+	}
+	if a.Result == nil || a.Captured == nil {
+		return true, refusedDryRun(ctx, e, g, r.DryRun, a.Err())
+	}
+	if g.json {
+		c := a.Captured
+		return true, printMutationWith(e, g, a.Result, a.Remote, a.Err(), map[string]any{"path": c.Path, "revision": c.Revision, "created": c.Created})
 	}
 	return true, printResultWith(e, g, a.Result, a.Remote, a.Err())
 }

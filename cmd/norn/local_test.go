@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,5 +151,50 @@ func TestSearch_AsksRunningServerFirst(t *testing.T) {
 	if direct := mustCLI(t, dir, "", "search", "zyzzyva", "--json"); took.ReplaceAllString(served, "") != took.ReplaceAllString(direct, "") ||
 		!strings.Contains(served, `"q.md"`) {
 		t.Errorf("search through the server:\n%s\ndirect:\n%s", served, direct)
+	}
+}
+
+// TestCapture_ThroughRunningServer: beside a running server, norn capture is
+// committed by the server, authored as the command authors it, and prints the
+// fields a direct capture prints.
+func TestCapture_ThroughRunningServer(t *testing.T) {
+	served, direct := newVault(t), newVault(t)
+	for _, d := range []string{served, direct} {
+		git(t, d, "config", "user.name", "Ada Owner")
+		git(t, d, "config", "user.email", "ada@example.org")
+	}
+	serveLocal(t, served)
+	_, errs, code := cli(t, served, "", "-v", "capture", "a", "quokka", "thought")
+	if code != exitOK || !strings.Contains(errs, `msg="asked norn serve" op=capture`) {
+		t.Fatalf("capture -v beside the server: exit %d\n%s", code, errs)
+	}
+	mustCLI(t, direct, "", "capture", "a", "quokka", "thought")
+	keys := func(s string) []string {
+		var out []string
+		for k := range decode(t, s) {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := mustCLI(t, served, "", "capture", "--json", "--author", "Bob", "--email", "bob@example.org", "second", "thought")
+	want := mustCLI(t, direct, "", "capture", "--json", "--author", "Bob", "--email", "bob@example.org", "second", "thought")
+	if g, w := decode(t, got), decode(t, want); !slices.Equal(keys(got), keys(want)) || g["path"] != w["path"] || g["created"] != w["created"] {
+		t.Errorf("capture through the server:\n%s\ndirect:\n%s", got, want)
+	}
+	const format = "--format=%an <%ae> | %cn%n%(trailers:key=Norn-Op)"
+	if g, w := git(t, served, "log", format), git(t, direct, "log", format); g != w {
+		t.Errorf("history through the server:\n%s\ndirect:\n%s", g, w)
+	}
+	// Refused the same way: --message, and an empty capture.
+	for _, args := range [][]string{{"capture", "--message", "m", "x"}, {"capture", "--json"}} {
+		gotOut, gotErr, gotCode := cli(t, served, "", args...)
+		wantOut, wantErr, wantCode := cli(t, direct, "", args...)
+		if gotCode != wantCode || gotCode == exitOK || gotOut != wantOut || gotErr != wantErr {
+			t.Errorf("%v: exit %d through the server, %d direct\n%s%s\n%s%s", args, gotCode, wantCode, gotOut, gotErr, wantOut, wantErr)
+		}
+	}
+	if st := git(t, served, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after captures through the server: %q", st)
 	}
 }
