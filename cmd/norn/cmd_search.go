@@ -62,42 +62,16 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 			return fmt.Errorf("--folder %q: %w", *folder, err)
 		}
 	}
-	// A running norn serve is asked first, before the vault is opened; without
-	// one the vault and its index are opened at the first search.
-	served := true
-	var v *vault.Vault
-	var a *asker
-	var openErr error
-	defer func() {
-		if v != nil {
-			v.Close()
-		}
-	}()
-	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) {
-		if served {
-			resp := new(vault.SearchResponse)
-			if ok, err := askServer(ctx, e, g, server.Query{Op: "search", Search: &r}, resp); ok {
-				return resp, err
-			}
-			served = false
-		}
-		if v == nil {
-			if v, _, openErr = openVaultWith(ctx, e, g, vault.Options{Rerank: machineReranker(e, g, nil)}); openErr != nil {
-				return nil, openErr
-			}
-			if err := v.Index.CatchUp(ctx); err != nil {
-				logger(e, g).Warn("catch up index", "err", err)
-			}
-			a = newAsker(e, g, v.GitDir(), v.Index)
-		}
-		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return v.Search(ctx, r) })
-	}
+	sr := &searcher{e: e, g: g, served: true}
+	defer sr.close()
+	openErr := &sr.openErr
+	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) { return sr.search(ctx, r) }
 	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal, Rerank: mode}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
 		resp, err := search(req)
-		if openErr != nil {
-			return openErr
+		if *openErr != nil {
+			return *openErr
 		}
 		if err != nil {
 			return queryError(err)
@@ -143,8 +117,8 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		r := req
 		r.Query = text
 		resp, err := search(r)
-		if openErr != nil {
-			return openErr
+		if *openErr != nil {
+			return *openErr
 		}
 		if err != nil {
 			enc.Encode(searchJSON{ID: id, Error: err.Error(), Results: []searchHit{}})
@@ -155,6 +129,44 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 	}
 	return sc.Err()
+}
+
+// searcher answers a command's searches: a running norn serve is asked first,
+// before the vault is opened; without one the vault and its index are opened at
+// the first search (openErr says if that failed).
+type searcher struct {
+	e       *env
+	g       *globals
+	served  bool
+	v       *vault.Vault
+	a       *asker
+	openErr error
+}
+
+func (s *searcher) search(ctx context.Context, r vault.SearchRequest) (*vault.SearchResponse, error) {
+	if s.served {
+		resp := new(vault.SearchResponse)
+		if ok, err := askServer(ctx, s.e, s.g, server.Query{Op: "search", Search: &r}, resp); ok {
+			return resp, err
+		}
+		s.served = false
+	}
+	if s.v == nil {
+		if s.v, _, s.openErr = openVaultWith(ctx, s.e, s.g, vault.Options{Rerank: machineReranker(s.e, s.g, nil)}); s.openErr != nil {
+			return nil, s.openErr
+		}
+		if err := s.v.Index.CatchUp(ctx); err != nil {
+			logger(s.e, s.g).Warn("catch up index", "err", err)
+		}
+		s.a = newAsker(s.e, s.g, s.v.GitDir(), s.v.Index)
+	}
+	return ask(ctx, s.a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return s.v.Search(ctx, r) })
+}
+
+func (s *searcher) close() {
+	if s.v != nil {
+		s.v.Close()
+	}
 }
 
 func queryError(err error) error {
