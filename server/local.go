@@ -32,8 +32,10 @@ import (
 // 0600: whoever can read it can read the notes anyway). A command that finds the
 // index locked posts its Query there; the answer is exactly what it would have
 // computed itself. A command that writes sends its transaction ("apply",
-// localwrite.go) before it opens the vault, so that the server's committer makes
-// the commit.
+// "capture": localwrite.go) before it opens the vault, so that the server's
+// committer makes the commit. The transaction names its author and roles, as the
+// command would apply it: the secret is what the server trusts, and whoever can
+// read it can write to .git directly.
 
 // ErrNoLocalServer means no running norn serve answers local queries for the vault.
 var ErrNoLocalServer = errors.New("no norn serve answers local queries")
@@ -59,8 +61,9 @@ type localEndpoint struct {
 	Started time.Time `json:"started"`
 }
 
-// Query is one read-only question a command asks: Op names it, the other fields are
-// its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
+// Query is one question (or, for apply and capture, one write) a command asks: Op
+// names it, the other fields are its arguments (those of VaultStats, NoteLinks, the
+// Vault's graph methods, Apply and Capture).
 type Query struct {
 	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild, apply, capture
 	Search       *vault.SearchRequest       `json:"search,omitempty"`
