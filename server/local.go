@@ -19,6 +19,7 @@ import (
 
 	"github.com/norn-vault/norn/errcode"
 	"github.com/norn-vault/norn/graph"
+	"github.com/norn-vault/norn/hooks"
 	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/vault"
@@ -30,7 +31,11 @@ import (
 // loopback port and advertises it, with a secret, in .git/norn/serve.json (mode
 // 0600: whoever can read it can read the notes anyway). A command that finds the
 // index locked posts its Query there; the answer is exactly what it would have
-// computed itself. Only read-only questions are asked.
+// computed itself. A command that writes sends its transaction ("apply",
+// "capture": localwrite.go) before it opens the vault, so that the server's
+// committer makes the commit. The transaction names its author and roles, as the
+// command would apply it: the secret is what the server trusts, and whoever can
+// read it can write to .git directly.
 
 // ErrNoLocalServer means no running norn serve answers local queries for the vault.
 var ErrNoLocalServer = errors.New("no norn serve answers local queries")
@@ -40,7 +45,9 @@ func LocalEndpointPath(gitDir string) string { return filepath.Join(gitDir, "nor
 
 const (
 	localQueryPath = "/query"
-	localMaxBody   = 1 << 20
+	// localMaxBody bounds a request (a write's content, base64 in JSON, is most
+	// of it): a command with more to send does the work itself (askLocal).
+	localMaxBody = 8 << 20
 	// localSearchWait bounds how long a forwarded search waits for the server's
 	// index to reach HEAD (the answer says index_stale when it had to stop).
 	localSearchWait = 5 * time.Second
@@ -54,10 +61,11 @@ type localEndpoint struct {
 	Started time.Time `json:"started"`
 }
 
-// Query is one read-only question a command asks: Op names it, the other fields are
-// its arguments (those of VaultStats, NoteLinks and the Vault's graph methods).
+// Query is one question (or, for apply and capture, one write) a command asks: Op
+// names it, the other fields are its arguments (those of VaultStats, NoteLinks, the
+// Vault's graph methods, Apply and Capture).
 type Query struct {
-	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild
+	Op           string                     `json:"op"` // search, stats, links, neighborhood, hubs, orphans, path, ping, refresh, rebuild, apply, capture
 	Search       *vault.SearchRequest       `json:"search,omitempty"`
 	Note         note.Path                  `json:"note,omitempty"`
 	To           note.Path                  `json:"to,omitempty"`
@@ -65,6 +73,10 @@ type Query struct {
 	Offset       int                        `json:"offset,omitempty"`
 	MaxDepth     int                        `json:"max_depth,omitempty"`
 	Neighborhood *graph.NeighborhoodOptions `json:"neighborhood,omitempty"`
+	// Tx is the transaction of "apply", as the command would apply it itself
+	// (its author and roles included); Capture the request of "capture".
+	Tx      *repo.Tx              `json:"tx,omitempty"`
+	Capture *vault.CaptureRequest `json:"capture,omitempty"`
 }
 
 // searchAnswer carries a SearchResponse with its hits (which its own JSON leaves out).
@@ -86,7 +98,16 @@ type searchAnswer struct {
 // takes in the commit at once — the HEAD its reads see, and its index — instead of
 // at its next maintenance round. It takes no data and changes nothing but the
 // server's view of the vault.
+//
+// "apply" applies q.Tx (v.Apply) and answers an *ApplyAnswer; "capture" runs
+// q.Capture (v.Capture) and answers the same.
 func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
+	return answer(ctx, v, nil, slog.Default(), q)
+}
+
+// answer is Answer; s, when not nil, says where an applied commit stands against
+// the default remote.
+func answer(ctx context.Context, v *vault.Vault, s *vault.Syncer, log *slog.Logger, q Query) (any, error) {
 	switch q.Op {
 	case "ping":
 		return struct{}{}, nil
@@ -113,6 +134,10 @@ func Answer(ctx context.Context, v *vault.Vault, q Query) (any, error) {
 		}
 	}
 	switch q.Op {
+	case "apply":
+		return apply(ctx, v, s, log, q.Tx)
+	case "capture":
+		return capture(ctx, v, s, log, q.Capture)
 	case "search":
 		if q.Search == nil {
 			return nil, fmt.Errorf("local query: search without a request: %w", repo.ErrInvalid)
@@ -158,6 +183,10 @@ type LocalError struct {
 	Message string       `json:"error"`
 	// Query: the failure was a malformed query (graph.ErrQuery).
 	Query bool `json:"query,omitempty"`
+	// Conflict and Violations are the failure's conflict (repo.ConflictError) and
+	// gate violations (hooks.Rejection), for the client to render as its own.
+	Conflict   *repo.ConflictError `json:"conflict,omitempty"`
+	Violations []hooks.Violation   `json:"violations,omitempty"`
 }
 
 func (e *LocalError) Error() string { return e.Message }
@@ -165,25 +194,35 @@ func (e *LocalError) Error() string { return e.Message }
 // ErrorCode is the code the server classified the failure as.
 func (e *LocalError) ErrorCode() errcode.Code { return e.Code }
 
-func (e *LocalError) Unwrap() error {
+func (e *LocalError) Unwrap() []error {
+	var out []error
 	switch {
 	case e.Query:
-		return graph.ErrQuery
+		out = append(out, graph.ErrQuery)
 	case e.Code == errcode.NotFound:
-		return repo.ErrNotFound
+		out = append(out, repo.ErrNotFound)
 	case e.Code == errcode.InvalidInput:
-		return repo.ErrInvalid
+		out = append(out, repo.ErrInvalid)
 	}
-	return nil
+	if e.Conflict != nil {
+		out = append(out, e.Conflict)
+	}
+	if e.Violations != nil {
+		out = append(out, &hooks.Rejection{Violations: e.Violations})
+	}
+	return out
 }
 
 func localErrorOf(err error) *LocalError {
-	return &LocalError{Code: errcode.Classify(err), Message: err.Error(), Query: errors.Is(err, graph.ErrQuery)}
+	ce, vs := typedCause(err)
+	return &LocalError{Code: errcode.Classify(err), Message: err.Error(), Query: errors.Is(err, graph.ErrQuery),
+		Conflict: ce, Violations: vs}
 }
 
 // LocalServer answers local queries for one vault.
 type LocalServer struct {
 	v      *vault.Vault
+	syncer *vault.Syncer
 	log    *slog.Logger
 	path   string
 	secret string
@@ -191,9 +230,18 @@ type LocalServer struct {
 	done   chan struct{}
 }
 
+// LocalOptions configure StartLocal.
+type LocalOptions struct {
+	Logger *slog.Logger // nil: slog.Default()
+	// Syncer, when set, says where a commit made for a command ("apply") stands
+	// against the vault's default remote, as the command would report it.
+	Syncer *vault.Syncer
+}
+
 // StartLocal starts the local endpoint of v and advertises it, unless another
 // running server already answers there (then it returns ErrLocalTaken).
-func StartLocal(ctx context.Context, v *vault.Vault, log *slog.Logger) (*LocalServer, error) {
+func StartLocal(ctx context.Context, v *vault.Vault, o LocalOptions) (*LocalServer, error) {
+	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
@@ -203,7 +251,7 @@ func StartLocal(ctx context.Context, v *vault.Vault, log *slog.Logger) (*LocalSe
 	}
 	var key [32]byte
 	rand.Read(key[:])
-	l := &LocalServer{v: v, log: log, path: path, secret: hex.EncodeToString(key[:]), done: make(chan struct{})}
+	l := &LocalServer{v: v, syncer: o.Syncer, log: log, path: path, secret: hex.EncodeToString(key[:]), done: make(chan struct{})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("local endpoint: listen: %w", err)
@@ -261,7 +309,7 @@ func (l *LocalServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeLocal(w, http.StatusBadRequest, localErrorOf(fmt.Errorf("local query: %w: %w", repo.ErrInvalid, err)))
 		return
 	}
-	res, err := Answer(r.Context(), l.v, q)
+	res, err := answer(r.Context(), l.v, l.syncer, l.log, q)
 	if err != nil {
 		writeLocal(w, http.StatusOK, localErrorOf(err))
 		return
@@ -319,6 +367,10 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 	if err != nil {
 		return fmt.Errorf("local query %s: %w", q.Op, err)
 	}
+	if len(body) > localMaxBody {
+		// The server would refuse it; the command does the work itself.
+		return fmt.Errorf("%w: a %s of %d bytes is over the local endpoint's %d", ErrNoLocalServer, q.Op, len(body), localMaxBody)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ep.Addr+localQueryPath, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrNoLocalServer, path, err)
@@ -333,6 +385,11 @@ func askLocal(ctx context.Context, path string, q Query, out any, timeout time.D
 	if err != nil {
 		if ctx.Err() != nil && timeout == 0 {
 			return ctx.Err()
+		}
+		if op := (*net.OpError)(nil); (q.Op == "apply" || q.Op == "capture") && !(errors.As(err, &op) && op.Op == "dial") {
+			// The transaction may have been sent, and applied: doing it again here
+			// could write twice. Only a server never reached is no server.
+			return fmt.Errorf("local %s: %s (pid %d) did not answer, the write may have landed (norn log shows): %w", q.Op, ep.Addr, ep.PID, err)
 		}
 		return fmt.Errorf("%w: %s (pid %d): %w", ErrNoLocalServer, ep.Addr, ep.PID, err)
 	}

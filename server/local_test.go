@@ -35,7 +35,7 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 	if err := v.Index.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l, err := server.StartLocal(ctx, v, nil)
+	l, err := server.StartLocal(ctx, v, server.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLocal_AnswersForTheIndexHolder(t *testing.T) {
 	}
 
 	// A second server does not take the endpoint over while the first answers.
-	if _, err := server.StartLocal(ctx, other, nil); !errors.Is(err, server.ErrLocalTaken) {
+	if _, err := server.StartLocal(ctx, other, server.LocalOptions{}); !errors.Is(err, server.ErrLocalTaken) {
 		t.Fatalf("second StartLocal: %v", err)
 	}
 	if err := l.Close(); err != nil {
@@ -170,7 +170,7 @@ func TestLocal_RefusesStrangers(t *testing.T) {
 			t.Errorf("advertisement of %s: %v", addr, err)
 		}
 	}
-	l, err := server.StartLocal(ctx, v, nil)
+	l, err := server.StartLocal(ctx, v, server.LocalOptions{})
 	if err != nil {
 		t.Fatalf("StartLocal over a stale advertisement: %v", err)
 	}
@@ -231,7 +231,7 @@ func TestLocal_SeesOtherProcessesCommits(t *testing.T) {
 	if err := v.Index.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l, err := server.StartLocal(ctx, v, nil)
+	l, err := server.StartLocal(ctx, v, server.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

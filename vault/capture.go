@@ -25,8 +25,9 @@ type CaptureRequest struct {
 	// Now is the capture's time (zero: time.Now); its UTC day names the inbox note.
 	Now time.Time
 	// Hidden hides notes the requester may not see (nil: none): a hidden inbox
-	// note cannot be appended to.
-	Hidden graph.Hidden
+	// note cannot be appended to. It is not part of the request's JSON (the
+	// local endpoint's capture): a command sees every note.
+	Hidden graph.Hidden `json:"-"`
 }
 
 // Captured is the commit of a capture, to the inbox note Path.

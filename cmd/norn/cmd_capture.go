@@ -33,16 +33,21 @@ func runCapture(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 		text = string(b)
 	}
+	if w.message != "" {
+		return usagef("capture writes its own commit subject: drop --message")
+	}
+	tx := w.txAs(cliOwner(e, g), repo.OpCapture)
+	r := vault.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry}
+	if ok, err := captureViaServer(ctx, e, g, r); ok {
+		return err
+	}
 	v, err := openWired(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	tx := w.tx(v, repo.OpCapture)
-	if tx.Message != "" {
-		return usagef("capture writes its own commit subject: drop --message")
-	}
-	res, err := v.Capture(ctx, vault.CaptureRequest{Text: text, Title: *title, Author: tx.Author, Roles: tx.Roles, DryRun: *dry})
+	r.Author = w.tx(v, repo.OpCapture).Author
+	res, err := v.Capture(ctx, r)
 	if res == nil {
 		return refusedDryRun(ctx, e, g, *dry, err)
 	}

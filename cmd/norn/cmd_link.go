@@ -85,14 +85,21 @@ func openWired(ctx context.Context, e *env, g *globals) (*vault.Vault, error) {
 // and the dry run's verdict (with the error's fields when it is rejected: one
 // document); it returns the verdict error, marked as printed.
 func printMutation(ctx context.Context, e *env, g *globals, res *repo.Result, verdict error, extra map[string]any) error {
-	out := map[string]any{"changes": res.Changes}
+	var rem *vault.WriteRemote
 	if verdict == nil && !res.DryRun && res.Commit != "" {
 		// The write is done: where it stands against the remote (and, with
 		// --wait pushed, a failure to push) is reported beside it, as printResult does.
-		var rem *vault.WriteRemote
-		if rem, verdict = writeRemote(ctx, e, g, res.Commit); rem != nil {
-			out["remote"] = rem
-		}
+		rem, verdict = writeRemote(ctx, e, g, res.Commit)
+	}
+	return printMutationWith(e, g, res, rem, verdict, extra)
+}
+
+// printMutationWith is printMutation with where the commit stands against the
+// remote given (rem), whoever applied the mutation.
+func printMutationWith(e *env, g *globals, res *repo.Result, rem *vault.WriteRemote, verdict error, extra map[string]any) error {
+	out := map[string]any{"changes": res.Changes}
+	if rem != nil {
+		out["remote"] = rem
 	}
 	if res.Changes == nil {
 		out["changes"] = []repo.FileChange{}

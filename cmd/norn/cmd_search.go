@@ -62,29 +62,23 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 			return fmt.Errorf("--folder %q: %w", *folder, err)
 		}
 	}
-	v, _, err := openVaultWith(ctx, e, g, vault.Options{Rerank: machineReranker(e, g, nil)})
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	x := v.Index
-	if err := x.CatchUp(ctx); err != nil {
-		logger(e, g).Warn("catch up index", "err", err)
-	}
-	a := newAsker(e, g, v.GitDir(), x)
-	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) {
-		return ask(ctx, a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return v.Search(ctx, r) })
-	}
+	sr := &searcher{e: e, g: g, served: true}
+	defer sr.close()
+	openErr := &sr.openErr
+	search := func(r vault.SearchRequest) (*vault.SearchResponse, error) { return sr.search(ctx, r) }
 	req := vault.SearchRequest{Limit: *limit, Offset: *offset, Folder: *folder, Literal: *literal, Rerank: mode}
 	if !*stdin {
 		req.Query = strings.Join(args, " ")
 		resp, err := search(req)
+		if *openErr != nil {
+			return *openErr
+		}
 		if err != nil {
 			return queryError(err)
 		}
 		if resp.Engine == rerank.EngineNoEndpoint {
 			fmt.Fprintf(e.stderr, "norn: --rerank force: no rerank endpoint is configured on this machine (set $%s, or rerank.endpoint in %s); results in BM25 order\n",
-				envRerankURL, machinePath(v.GitDir()))
+				envRerankURL, machinePath(localGitDir(e, g)))
 		}
 		if g.json {
 			return printJSON(e, toJSON("", resp))
@@ -123,6 +117,9 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		r := req
 		r.Query = text
 		resp, err := search(r)
+		if *openErr != nil {
+			return *openErr
+		}
 		if err != nil {
 			enc.Encode(searchJSON{ID: id, Error: err.Error(), Results: []searchHit{}})
 			continue
@@ -132,6 +129,44 @@ func runSearch(ctx context.Context, e *env, g *globals, args []string) error {
 		}
 	}
 	return sc.Err()
+}
+
+// searcher answers a command's searches: a running norn serve is asked first,
+// before the vault is opened; without one the vault and its index are opened at
+// the first search (openErr says if that failed).
+type searcher struct {
+	e       *env
+	g       *globals
+	served  bool
+	v       *vault.Vault
+	a       *asker
+	openErr error
+}
+
+func (s *searcher) search(ctx context.Context, r vault.SearchRequest) (*vault.SearchResponse, error) {
+	if s.served {
+		resp := new(vault.SearchResponse)
+		if ok, err := askServer(ctx, s.e, s.g, server.Query{Op: "search", Search: &r}, resp); ok {
+			return resp, err
+		}
+		s.served = false
+	}
+	if s.v == nil {
+		if s.v, _, s.openErr = openVaultWith(ctx, s.e, s.g, vault.Options{Rerank: machineReranker(s.e, s.g, nil)}); s.openErr != nil {
+			return nil, s.openErr
+		}
+		if err := s.v.Index.CatchUp(ctx); err != nil {
+			logger(s.e, s.g).Warn("catch up index", "err", err)
+		}
+		s.a = newAsker(s.e, s.g, s.v.GitDir(), s.v.Index)
+	}
+	return ask(ctx, s.a, server.Query{Op: "search", Search: &r}, func() (*vault.SearchResponse, error) { return s.v.Search(ctx, r) })
+}
+
+func (s *searcher) close() {
+	if s.v != nil {
+		s.v.Close()
+	}
 }
 
 func queryError(err error) error {

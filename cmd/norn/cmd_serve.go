@@ -74,7 +74,7 @@ func runServe(ctx context.Context, e *env, g *globals, args []string) error {
 	defer stopMaint()
 
 	// One-shot commands beside this server find the index locked: they ask here.
-	if l, err := server.StartLocal(ctx, v, log); err != nil {
+	if l, err := server.StartLocal(ctx, v, server.LocalOptions{Logger: log, Syncer: syncer}); err != nil {
 		log.Warn("not answering local queries; one-shot commands will scan", "err", err)
 	} else {
 		defer l.Close()

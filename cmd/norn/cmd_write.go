@@ -29,13 +29,17 @@ func runWrite(ctx context.Context, e *env, g *globals, args []string) error {
 	if len(content) > maxStdin {
 		return fmt.Errorf("%w: content on stdin is over %d bytes", repo.ErrInvalid, maxStdin)
 	}
+	tx := w.txAs(cliOwner(e, g), repo.OpWrite)
+	tx.DryRun = *dry
+	tx.Changes = []repo.Change{{Kind: repo.Put, Path: note.Path(args[0]), Content: content, ExpectedRevision: repo.Revision(*expected)}}
+	if ok, err := applyViaServer(ctx, e, g, tx); ok {
+		return err
+	}
 	v, err := openWriteVault(ctx, e, g)
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	tx := w.tx(v, repo.OpWrite)
-	tx.DryRun = *dry
-	tx.Changes = []repo.Change{{Kind: repo.Put, Path: note.Path(args[0]), Content: content, ExpectedRevision: repo.Revision(*expected)}}
+	tx.Author = w.tx(v, repo.OpWrite).Author
 	return applyAndPrint(ctx, e, g, v, tx)
 }

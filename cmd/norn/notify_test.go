@@ -31,7 +31,7 @@ func TestWrite_ReachesRunningServerAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	l, err := server.StartLocal(ctx, v, quiet)
+	l, err := server.StartLocal(ctx, v, server.LocalOptions{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,12 @@ func printResult(ctx context.Context, e *env, g *globals, res *repo.Result, verd
 		// --wait pushed, a failure to push) is reported beside it.
 		rem, verdict = writeRemote(ctx, e, g, res.Commit)
 	}
+	return printResultWith(e, g, res, rem, verdict)
+}
+
+// printResultWith prints res, where its commit stands against the remote (rem) and
+// the verdict: printResult's output, whoever applied the transaction.
+func printResultWith(e *env, g *globals, res *repo.Result, rem *vault.WriteRemote, verdict error) error {
 	if g.json {
 		type out struct {
 			*repo.Result

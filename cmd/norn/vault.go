@@ -103,8 +103,11 @@ func (w *writer) register(fs *flag.FlagSet, g *globals) {
 
 // tx starts a transaction authored by the flags' author or the vault owner. A person
 // at the command line writes with the owner role.
-func (w *writer) tx(v *vault.Vault, op repo.Op) repo.Tx {
-	a := v.Owner()
+func (w *writer) tx(v *vault.Vault, op repo.Op) repo.Tx { return w.txAs(v.Owner(), op) }
+
+// txAs is tx with the vault's owner given (cliOwner, before the vault is open).
+func (w *writer) txAs(owner repo.Author, op repo.Op) repo.Tx {
+	a := owner
 	if w.author != "" {
 		a = repo.Author{Name: w.author, Email: w.email}
 	} else if w.email != "" {
