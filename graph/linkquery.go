@@ -59,8 +59,9 @@ func (g *linkGraph) ref(from int32, i int) LinkRef { return g.refAs(from, i, g.n
 func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 	n := g.nodes[from]
 	l := &n.rec.links[i]
-	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: l.heading, Kind: l.kind, Type: l.etype, Why: l.why,
-		Line: l.line, Status: statusNames[r.status], index: i}
+	m := l.extra()
+	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: m.heading, Kind: l.kindName(), Type: m.etype, Why: m.why,
+		Line: int(l.line), Status: statusNames[r.status], index: i}
 	if r.candidates != nil {
 		lr.Candidates = *r.candidates
 	}
@@ -68,7 +69,7 @@ func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 		if r.to >= 0 {
 			lr.To = g.nodes[r.to].rec.names.path
 		}
-		lr.HeadingMissing = l.heading != "" && !r.headingFound
+		lr.HeadingMissing = m.heading != "" && !r.headingFound
 	}
 	return lr
 }
@@ -412,7 +413,7 @@ func (g *linkGraph) nodeOf(id int32, depth int, v *view) Node {
 
 // edgeType is the Edge type of link i of n.
 func edgeType(n *gnode, i int) string {
-	if t := n.rec.links[i].etype; t != "" {
+	if t := n.rec.links[i].etype(); t != "" {
 		return t
 	}
 	return EdgeTypeLink
