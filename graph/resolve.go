@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -48,7 +49,6 @@ type Resolver struct {
 // resolveEntry is one note or attachment the resolver knows.
 type resolveEntry struct {
 	path     note.Path
-	folder   string
 	pathKey  string
 	nameKey  string
 	titleKey string
@@ -134,12 +134,15 @@ func (r *Resolver) addNote(nn nodeNames) {
 
 // noteEntry returns the resolver entry of a note with names nn.
 func noteEntry(nn nodeNames) resolveEntry {
-	e := resolveEntry{path: nn.path, folder: nn.path.Folder(), pathKey: noteKey(string(nn.path)),
-		nameKey: strings.ToLower(note.Stem(nn.path)), headings: nn.headings, isNote: true}
+	e := resolveEntry{path: nn.path, pathKey: noteKey(string(nn.path)), headings: nn.headings, isNote: true}
+	e.nameKey = stemKey(nn.path, e.pathKey)
 	if e.headings == nil {
 		e.headings = []resolveHeading{}
 	}
-	e.titleKey = strings.ToLower(strings.TrimSpace(nn.title))
+	// A title is often its file's stem: the one string then serves both.
+	if e.titleKey = strings.ToLower(strings.TrimSpace(nn.title)); e.titleKey == e.nameKey {
+		e.titleKey = e.nameKey
+	}
 	for _, a := range nn.aliases {
 		if a := strings.ToLower(strings.TrimSpace(a)); a != "" && !slices.Contains(e.aliases, a) {
 			e.aliases = append(e.aliases, a)
@@ -165,10 +168,21 @@ func (r *Resolver) addFile(p note.Path) {
 	r.add(fileEntry(p))
 }
 
+// stemKey is the lowercased file stem of the note at p, whose lookup key is
+// pathKey: for an ASCII path, the end of pathKey (no second string).
+func stemKey(p note.Path, pathKey string) string {
+	for i := range len(p) {
+		if p[i] >= utf8.RuneSelf {
+			return strings.ToLower(note.Stem(p))
+		}
+	}
+	return pathKey[strings.LastIndexByte(pathKey, '/')+1:]
+}
+
 // fileEntry returns the resolver entry of the attachment at p.
 func fileEntry(p note.Path) resolveEntry {
 	lp := strings.ToLower(string(p))
-	return resolveEntry{path: p, folder: p.Folder(), pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]}
+	return resolveEntry{path: p, pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]}
 }
 
 // add records e under its path and name keys and returns its index.
@@ -341,7 +355,7 @@ func (r *Resolver) decide(from note.Path, l note.Link, m []int) Resolution {
 	}
 	folder, near := from.Folder(), -1
 	for _, i := range m {
-		if r.entries[i].folder == folder {
+		if r.entries[i].path.Folder() == folder {
 			if near >= 0 {
 				near = -2 // several in the source's folder: no preference
 				break
