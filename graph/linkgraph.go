@@ -82,6 +82,8 @@ type backref struct {
 func newLinkGraph(size int) *linkGraph {
 	return &linkGraph{
 		res:   newResolver(size),
+		nodes: make([]*gnode, 0, size),
+		in:    make([][]backref, 0, size),
 		ids:   make(map[note.Path]int32, size),
 		byKey: make(map[string][]int32, size),
 		byTag: make(map[string][]int32),

@@ -97,6 +97,7 @@ func headingsOf(n *note.Note) []resolveHeading {
 
 func newResolver(size int) *Resolver {
 	return &Resolver{
+		entries: make([]resolveEntry, 0, size),
 		known:   make(map[note.Path]int, size),
 		byPath:  make(map[string][]int, size),
 		byName:  make(map[string][]int, size),
