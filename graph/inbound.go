@@ -153,7 +153,7 @@ func (g *linkGraph) markPublicTargets(pub *view, keys []string, paths []note.Pat
 		}
 	}
 	for _, k := range keys {
-		for _, src := range g.byKey[k] {
+		for src := range g.byKey.ids(k) {
 			visit(src)
 		}
 	}

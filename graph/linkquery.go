@@ -155,7 +155,7 @@ func (g *linkGraph) noteLinks(commit string, p note.Path, limit int, hidden Hidd
 	}
 	same := map[int32]bool{}
 	for _, t := range n.rec.tags {
-		for _, o := range g.byTag[t] {
+		for o := range g.byTag.ids(t) {
 			if o != id && !hidden.hides(g, o) {
 				same[o] = true
 			}
@@ -310,7 +310,7 @@ func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
 		r := newResolver(1)
 		r.addNote(namesOf(n))
 		for _, k := range r.keysOf(n.Path) {
-			for _, id := range g.byKey[k] {
+			for id := range g.byKey.ids(k) {
 				ids[id] = true
 			}
 		}
@@ -340,29 +340,10 @@ func (r *Resolver) With(remove []note.Path, add []*note.Note) *Resolver {
 	return c
 }
 
-// clone copies r deeply enough that changing either leaves the other as it was:
-// the index lists are copied into one shared array, each capped at its length so
-// that appending to one reallocates it.
+// clone copies r deeply enough that changing either leaves the other as it was.
 func (r *Resolver) clone() *Resolver {
-	tables := []map[string][]int{r.byPath, r.byName, r.byTitle, r.byAlias}
-	n := 0
-	for _, m := range tables {
-		for _, s := range m {
-			n += len(s)
-		}
-	}
-	flat := make([]int, 0, n)
-	cp := func(m map[string][]int) map[string][]int {
-		out := make(map[string][]int, len(m))
-		for k, s := range m {
-			start := len(flat)
-			flat = append(flat, s...)
-			out[k] = flat[start:len(flat):len(flat)]
-		}
-		return out
-	}
 	return &Resolver{entries: slices.Clone(r.entries), known: maps.Clone(r.known),
-		byPath: cp(r.byPath), byName: cp(r.byName), byTitle: cp(r.byTitle), byAlias: cp(r.byAlias)}
+		byPath: r.byPath.clone(), byName: r.byName.clone(), byTitle: r.byTitle.clone(), byAlias: r.byAlias.clone()}
 }
 
 // Node is a note as the graph queries show it.
