@@ -42,28 +42,43 @@ func heapInUse() uint64 {
 // BenchmarkLinkGraph_Heap reports the heap the loaded link graph holds
 // (heap-MB, after a full collection) and the time to read it from its records,
 // at 10,000 notes and (NORN_BENCH_100K) 100,000: what a server keeps for its
-// link queries.
+// link queries. With NORN_BENCH_LINK_INDEX set to a copy of a vault's index
+// (.git/norn/index of a vault with the default settings, e.g. one made by
+// ../shared/bench/scale_vault.py and norn init), it measures that index too.
 func BenchmarkLinkGraph_Heap(b *testing.B) {
 	for _, n := range linkScaleSizes() {
-		b.Run(fmt.Sprintf("notes=%d", n), func(b *testing.B) {
-			ix := scaleIndex(b, n)
-			var held uint64
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				before := heapInUse()
-				b.StartTimer()
-				g, err := ix.loadLinks()
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				held = heapInUse() - before
-				runtime.KeepAlive(g)
-				b.StartTimer()
+		b.Run(fmt.Sprintf("notes=%d", n), func(b *testing.B) { benchLinkHeap(b, scaleIndex(b, n)) })
+	}
+	if dir := os.Getenv("NORN_BENCH_LINK_INDEX"); dir != "" {
+		b.Run("index", func(b *testing.B) {
+			ix, err := Open(dir, Options{PrivateFolders: []string{"personal-notes/"}})
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(held)/(1<<20), "heap-MB")
-			b.ReportMetric(float64(held)/float64(n), "heap-B/note")
+			defer ix.Close()
+			benchLinkHeap(b, ix)
 		})
 	}
+}
+
+func benchLinkHeap(b *testing.B, ix *Index) {
+	var held uint64
+	nodes := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		before := heapInUse()
+		b.StartTimer()
+		g, err := ix.loadLinks()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		held = heapInUse() - before
+		nodes = len(g.nodes)
+		runtime.KeepAlive(g)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(held)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(held)/float64(nodes), "heap-B/node")
 }
