@@ -94,8 +94,8 @@ func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) 
 			return nil
 		}
 		l := &n.rec.links[b.link]
-		text := l.why
-		if l.kind != EdgeKindTyped {
+		text := l.why()
+		if !l.typed() {
 			var err error
 			if text, err = line(b.from, int(b.link)); err != nil {
 				return fmt.Errorf("context record %s: %w", n.rec.names.path, err)
@@ -153,7 +153,7 @@ func (g *linkGraph) markPublicTargets(pub *view, keys []string, paths []note.Pat
 		}
 	}
 	for _, k := range keys {
-		for _, src := range g.byKey[k] {
+		for src := range g.byKey.ids(k) {
 			visit(src)
 		}
 	}

@@ -19,8 +19,8 @@ type linkGraph struct {
 	nodes []*gnode
 	ids   map[note.Path]int32
 	in    [][]backref
-	byKey map[string][]int32
-	byTag map[string][]int32
+	byKey keyIDs
+	byTag keyIDs
 	// marked, while apply runs, collects the notes a link was taken from or
 	// given to: the notes whose inbound field may change.
 	marked map[note.Path]bool
@@ -82,9 +82,11 @@ type backref struct {
 func newLinkGraph(size int) *linkGraph {
 	return &linkGraph{
 		res:   newResolver(size),
+		nodes: make([]*gnode, 0, size),
+		in:    make([][]backref, 0, size),
 		ids:   make(map[note.Path]int32, size),
-		byKey: make(map[string][]int32, size),
-		byTag: make(map[string][]int32),
+		byKey: newKeyIDs(size),
+		byTag: newKeyIDs(0),
 	}
 }
 
@@ -134,10 +136,10 @@ func (g *linkGraph) add(r nodeRec, keys []string) int32 {
 	id := g.newID(r.names.path, n)
 	g.res.addNote(r.names)
 	for _, k := range keys {
-		g.byKey[k] = append(g.byKey[k], id)
+		g.byKey.add(k, id)
 	}
 	for _, t := range uniq(r.tags) {
-		g.byTag[t] = append(g.byTag[t], id)
+		g.byTag.add(t, id)
 	}
 	return id
 }
@@ -153,16 +155,10 @@ func (g *linkGraph) drop(id int32) {
 	n := g.nodes[id]
 	g.unresolve(id)
 	for _, k := range n.keys() {
-		g.byKey[k] = deleteID(g.byKey[k], id)
-		if len(g.byKey[k]) == 0 {
-			delete(g.byKey, k)
-		}
+		g.byKey.remove(k, id)
 	}
 	for _, t := range uniq(n.rec.tags) {
-		g.byTag[t] = deleteID(g.byTag[t], id)
-		if len(g.byTag[t]) == 0 {
-			delete(g.byTag, t)
-		}
+		g.byTag.remove(t, id)
 	}
 	g.res.remove(n.rec.names.path)
 	delete(g.ids, n.rec.names.path)
@@ -264,8 +260,9 @@ func (g *linkGraph) apply(put []nodeRec, attachments []note.Path, remove []note.
 		g.addAttachment(p)
 		markKeys(p)
 	}
+	var one [1]int32
 	for k := range changedKeys {
-		for _, id := range g.byKey[k] {
+		for _, id := range g.byKey.get(k, &one) {
 			touched[id] = true
 		}
 	}
@@ -290,10 +287,6 @@ func (g *linkGraph) node(p note.Path) (int32, *gnode, bool) {
 		return -1, nil, false
 	}
 	return id, g.nodes[id], true
-}
-
-func deleteID(s []int32, id int32) []int32 {
-	return slices.DeleteFunc(s, func(x int32) bool { return x == id })
 }
 
 func uniq(s []string) []string {

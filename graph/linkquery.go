@@ -59,8 +59,9 @@ func (g *linkGraph) ref(from int32, i int) LinkRef { return g.refAs(from, i, g.n
 func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 	n := g.nodes[from]
 	l := &n.rec.links[i]
-	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: l.heading, Kind: l.kind, Type: l.etype, Why: l.why,
-		Line: l.line, Status: statusNames[r.status], index: i}
+	m := l.extra()
+	lr := LinkRef{From: n.rec.names.path, Target: l.target, Heading: m.heading, Kind: l.kindName(), Type: m.etype, Why: m.why,
+		Line: int(l.line), Status: statusNames[r.status], index: i}
 	if r.candidates != nil {
 		lr.Candidates = *r.candidates
 	}
@@ -68,7 +69,7 @@ func (g *linkGraph) refAs(from int32, i int, r lres) LinkRef {
 		if r.to >= 0 {
 			lr.To = g.nodes[r.to].rec.names.path
 		}
-		lr.HeadingMissing = l.heading != "" && !r.headingFound
+		lr.HeadingMissing = m.heading != "" && !r.headingFound
 	}
 	return lr
 }
@@ -154,7 +155,7 @@ func (g *linkGraph) noteLinks(commit string, p note.Path, limit int, hidden Hidd
 	}
 	same := map[int32]bool{}
 	for _, t := range n.rec.tags {
-		for _, o := range g.byTag[t] {
+		for o := range g.byTag.ids(t) {
 			if o != id && !hidden.hides(g, o) {
 				same[o] = true
 			}
@@ -309,7 +310,7 @@ func (g *linkGraph) referrers(notes []*note.Note) []note.Path {
 		r := newResolver(1)
 		r.addNote(namesOf(n))
 		for _, k := range r.keysOf(n.Path) {
-			for _, id := range g.byKey[k] {
+			for id := range g.byKey.ids(k) {
 				ids[id] = true
 			}
 		}
@@ -339,29 +340,10 @@ func (r *Resolver) With(remove []note.Path, add []*note.Note) *Resolver {
 	return c
 }
 
-// clone copies r deeply enough that changing either leaves the other as it was:
-// the index lists are copied into one shared array, each capped at its length so
-// that appending to one reallocates it.
+// clone copies r deeply enough that changing either leaves the other as it was.
 func (r *Resolver) clone() *Resolver {
-	tables := []map[string][]int{r.byPath, r.byName, r.byTitle, r.byAlias}
-	n := 0
-	for _, m := range tables {
-		for _, s := range m {
-			n += len(s)
-		}
-	}
-	flat := make([]int, 0, n)
-	cp := func(m map[string][]int) map[string][]int {
-		out := make(map[string][]int, len(m))
-		for k, s := range m {
-			start := len(flat)
-			flat = append(flat, s...)
-			out[k] = flat[start:len(flat):len(flat)]
-		}
-		return out
-	}
 	return &Resolver{entries: slices.Clone(r.entries), known: maps.Clone(r.known),
-		byPath: cp(r.byPath), byName: cp(r.byName), byTitle: cp(r.byTitle), byAlias: cp(r.byAlias)}
+		byPath: r.byPath.clone(), byName: r.byName.clone(), byTitle: r.byTitle.clone(), byAlias: r.byAlias.clone()}
 }
 
 // Node is a note as the graph queries show it.
@@ -412,7 +394,7 @@ func (g *linkGraph) nodeOf(id int32, depth int, v *view) Node {
 
 // edgeType is the Edge type of link i of n.
 func edgeType(n *gnode, i int) string {
-	if t := n.rec.links[i].etype; t != "" {
+	if t := n.rec.links[i].etype(); t != "" {
 		return t
 	}
 	return EdgeTypeLink

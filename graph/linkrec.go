@@ -29,24 +29,81 @@ const (
 // kinds are note.LinkKind values.
 const EdgeKindTyped = "edge"
 
-// glink is one link of a note as written: a body link, or a typed edge.
+// glink is one link of a note as written: a body link, or a typed edge. It is
+// kept small (32 bytes) since the graph holds every link of the vault: what most
+// links lack (a heading, a block, a typed edge's type and why) is behind more.
 type glink struct {
-	kind    string // note.LinkKind, or EdgeKindTyped
-	target  string
+	target string
+	more   *glinkMore // nil when heading, block, etype and why are all empty
+	line   int32
+	kind   uint8 // an index in linkKinds; kindOther: the name is more.kind
+}
+
+// glinkMore is what a link has beside its target, kind and line.
+type glinkMore struct {
 	heading string
 	block   string
-	line    int
 	etype   string // a typed edge's type
 	why     string // a typed edge's why
+	kind    string // the kind's name when it is none of linkKinds
 }
+
+// linkKinds are the kinds a glink names by index.
+var linkKinds = [...]string{string(note.LinkWiki), string(note.LinkEmbed), string(note.LinkMarkdown), EdgeKindTyped}
+
+const (
+	kindEdge  = 3
+	kindOther = uint8(len(linkKinds))
+)
+
+var noMore glinkMore
+
+// newGlink makes a link of kind (a note.LinkKind, or EdgeKindTyped); it is false
+// when line does not fit.
+func newGlink(kind, target, heading, block string, line uint64, etype, why string) (glink, bool) {
+	l := glink{target: target, line: int32(line), kind: kindOther}
+	for i, k := range linkKinds {
+		if k == kind {
+			l.kind = uint8(i)
+		}
+	}
+	if l.kind == kindOther || heading != "" || block != "" || etype != "" || why != "" {
+		l.more = &glinkMore{heading: heading, block: block, etype: etype, why: why}
+		if l.kind == kindOther {
+			l.more.kind = kind
+		}
+	}
+	return l, line <= 1<<31-1
+}
+
+func (l *glink) extra() *glinkMore {
+	if l.more == nil {
+		return &noMore
+	}
+	return l.more
+}
+
+// kindName is the link's kind: a note.LinkKind, or EdgeKindTyped.
+func (l *glink) kindName() string {
+	if l.kind == kindOther {
+		return l.more.kind
+	}
+	return linkKinds[l.kind]
+}
+
+func (l *glink) typed() bool     { return l.kind == kindEdge }
+func (l *glink) heading() string { return l.extra().heading }
+func (l *glink) etype() string   { return l.extra().etype }
+func (l *glink) why() string     { return l.extra().why }
 
 // asLink is the link as the resolver takes it (a typed edge resolves like a wikilink).
 func (l *glink) asLink() note.Link {
-	k := note.LinkKind(l.kind)
-	if l.kind == EdgeKindTyped {
+	k := note.LinkKind(l.kindName())
+	if l.typed() {
 		k = note.LinkWiki
 	}
-	return note.Link{Kind: k, Target: l.target, Heading: l.heading, Block: l.block}
+	m := l.extra()
+	return note.Link{Kind: k, Target: l.target, Heading: m.heading, Block: m.block}
 }
 
 // nodeRec is what the index keeps of one note for the link graph.
@@ -71,15 +128,14 @@ func nodeRecOf(n *note.Note, unparsed bool) nodeRec {
 	r.links = make([]glink, 0, len(n.Links)+len(n.Edges))
 	r.contexts = make([]string, 0, len(n.Links)+len(n.Edges))
 	for _, l := range n.Links {
-		r.links = append(r.links, glink{kind: string(l.Kind), target: l.Target, heading: l.Heading, block: l.Block, line: l.Line})
+		gl, _ := newGlink(string(l.Kind), l.Target, l.Heading, l.Block, uint64(max(l.Line, 0)), "", "")
+		r.links = append(r.links, gl)
 		r.contexts = append(r.contexts, note.LineAt(n.Raw, l.Start))
 	}
 	for _, e := range n.Edges {
-		l := glink{kind: EdgeKindTyped, target: e.Target, line: e.Line, etype: e.Type, why: e.Why}
-		if i := strings.IndexByte(l.target, '#'); i >= 0 {
-			l.target, l.heading = l.target[:i], l.target[i+1:]
-		}
-		r.links = append(r.links, l)
+		target, heading, _ := strings.Cut(e.Target, "#")
+		gl, _ := newGlink(EdgeKindTyped, target, heading, "", uint64(max(e.Line, 0)), e.Type, e.Why)
+		r.links = append(r.links, gl)
 		r.contexts = append(r.contexts, "")
 	}
 	return r
@@ -108,13 +164,14 @@ func (r *nodeRec) encode(dst []byte) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(r.links)))
 	for _, l := range r.links {
-		dst = appendString(dst, l.kind)
+		m := l.extra()
+		dst = appendString(dst, l.kindName())
 		dst = appendString(dst, l.target)
-		dst = appendString(dst, l.heading)
-		dst = appendString(dst, l.block)
+		dst = appendString(dst, m.heading)
+		dst = appendString(dst, m.block)
 		dst = binary.AppendUvarint(dst, uint64(l.line))
-		dst = appendString(dst, l.etype)
-		dst = appendString(dst, l.why)
+		dst = appendString(dst, m.etype)
+		dst = appendString(dst, m.why)
 	}
 	return dst
 }
@@ -160,8 +217,11 @@ func decodeNodeRec(p note.Path, b []byte, intern map[string]string) (nodeRec, er
 	n = d.count()
 	r.links = make([]glink, 0, n)
 	for range n {
-		l := glink{kind: d.shared(), target: d.shared(), heading: d.shared(), block: d.string(), line: int(d.uvarint()),
-			etype: d.shared(), why: d.string()}
+		kind, target, heading, block, line := d.shared(), d.shared(), d.shared(), d.string(), d.uvarint()
+		l, ok := newGlink(kind, target, heading, block, line, d.shared(), d.string())
+		if !ok {
+			d.err = errBadRecord
+		}
 		r.links = append(r.links, l)
 	}
 	if d.err != nil || len(d.b) != 0 {

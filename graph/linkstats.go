@@ -109,11 +109,11 @@ func (g *linkGraph) stats(commit string, limit, offset int, hidden Hidden) *Grap
 		seenType := map[string]bool{}
 		for i, l := range n.rec.links {
 			c := &st.Links
-			if l.kind == EdgeKindTyped {
+			if l.typed() {
 				c = &st.Edges
-				if !seenType[l.etype] {
-					seenType[l.etype] = true
-					etypes[l.etype]++
+				if t := l.etype(); !seenType[t] {
+					seenType[t] = true
+					etypes[t]++
 				}
 			}
 			c.Total++

@@ -133,7 +133,7 @@ func (v *view) in(id int32) []backref {
 		// only through one of its target's keys).
 		seen := map[int32]bool{}
 		for _, k := range g.res.keysOf(g.nodes[id].rec.names.path) {
-			for _, src := range g.byKey[k] {
+			for src := range g.byKey.ids(k) {
 				if seen[src] || v.hides(src) {
 					continue
 				}

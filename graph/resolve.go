@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -39,16 +40,15 @@ type Resolution struct {
 type Resolver struct {
 	entries []resolveEntry
 	known   map[note.Path]int // path as given → entry index
-	byPath  map[string][]int  // lowercased path without ".md" (attachments keep their extension)
-	byName  map[string][]int  // lowercased file stem (attachments: file name with extension)
-	byTitle map[string][]int  // lowercased note title
-	byAlias map[string][]int  // lowercased note alias
+	byPath  keyIDs            // lowercased path without ".md" (attachments keep their extension)
+	byName  keyIDs            // lowercased file stem (attachments: file name with extension)
+	byTitle keyIDs            // lowercased note title
+	byAlias keyIDs            // lowercased note alias
 }
 
 // resolveEntry is one note or attachment the resolver knows.
 type resolveEntry struct {
 	path     note.Path
-	folder   string
 	pathKey  string
 	nameKey  string
 	titleKey string
@@ -97,11 +97,12 @@ func headingsOf(n *note.Note) []resolveHeading {
 
 func newResolver(size int) *Resolver {
 	return &Resolver{
+		entries: make([]resolveEntry, 0, size),
 		known:   make(map[note.Path]int, size),
-		byPath:  make(map[string][]int, size),
-		byName:  make(map[string][]int, size),
-		byTitle: make(map[string][]int, size),
-		byAlias: make(map[string][]int),
+		byPath:  newKeyIDs(size),
+		byName:  newKeyIDs(size),
+		byTitle: newKeyIDs(size),
+		byAlias: newKeyIDs(0),
 	}
 }
 
@@ -125,21 +126,24 @@ func (r *Resolver) addNote(nn nodeNames) {
 	e := noteEntry(nn)
 	i := r.add(e)
 	if e.titleKey != "" {
-		r.byTitle[e.titleKey] = append(r.byTitle[e.titleKey], i)
+		r.byTitle.add(e.titleKey, int32(i))
 	}
 	for _, a := range e.aliases {
-		r.byAlias[a] = append(r.byAlias[a], i)
+		r.byAlias.add(a, int32(i))
 	}
 }
 
 // noteEntry returns the resolver entry of a note with names nn.
 func noteEntry(nn nodeNames) resolveEntry {
-	e := resolveEntry{path: nn.path, folder: nn.path.Folder(), pathKey: noteKey(string(nn.path)),
-		nameKey: strings.ToLower(note.Stem(nn.path)), headings: nn.headings, isNote: true}
+	e := resolveEntry{path: nn.path, pathKey: noteKey(string(nn.path)), headings: nn.headings, isNote: true}
+	e.nameKey = stemKey(nn.path, e.pathKey)
 	if e.headings == nil {
 		e.headings = []resolveHeading{}
 	}
-	e.titleKey = strings.ToLower(strings.TrimSpace(nn.title))
+	// A title is often its file's stem: the one string then serves both.
+	if e.titleKey = strings.ToLower(strings.TrimSpace(nn.title)); e.titleKey == e.nameKey {
+		e.titleKey = e.nameKey
+	}
 	for _, a := range nn.aliases {
 		if a := strings.ToLower(strings.TrimSpace(a)); a != "" && !slices.Contains(e.aliases, a) {
 			e.aliases = append(e.aliases, a)
@@ -165,10 +169,21 @@ func (r *Resolver) addFile(p note.Path) {
 	r.add(fileEntry(p))
 }
 
+// stemKey is the lowercased file stem of the note at p, whose lookup key is
+// pathKey: for an ASCII path, the end of pathKey (no second string).
+func stemKey(p note.Path, pathKey string) string {
+	for i := range len(p) {
+		if p[i] >= utf8.RuneSelf {
+			return strings.ToLower(note.Stem(p))
+		}
+	}
+	return pathKey[strings.LastIndexByte(pathKey, '/')+1:]
+}
+
 // fileEntry returns the resolver entry of the attachment at p.
 func fileEntry(p note.Path) resolveEntry {
 	lp := strings.ToLower(string(p))
-	return resolveEntry{path: p, folder: p.Folder(), pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]}
+	return resolveEntry{path: p, pathKey: lp, nameKey: lp[strings.LastIndexByte(lp, '/')+1:]}
 }
 
 // add records e under its path and name keys and returns its index.
@@ -176,8 +191,8 @@ func (r *Resolver) add(e resolveEntry) int {
 	i := len(r.entries)
 	r.entries = append(r.entries, e)
 	r.known[e.path] = i
-	r.byPath[e.pathKey] = append(r.byPath[e.pathKey], i)
-	r.byName[e.nameKey] = append(r.byName[e.nameKey], i)
+	r.byPath.add(e.pathKey, int32(i))
+	r.byName.add(e.nameKey, int32(i))
 	return i
 }
 
@@ -189,21 +204,13 @@ func (r *Resolver) remove(p note.Path) {
 		return
 	}
 	e := &r.entries[i]
-	drop := func(m map[string][]int, k string) {
-		s := slices.DeleteFunc(m[k], func(j int) bool { return j == i })
-		if len(s) == 0 {
-			delete(m, k)
-		} else {
-			m[k] = s
-		}
-	}
-	drop(r.byPath, e.pathKey)
-	drop(r.byName, e.nameKey)
+	r.byPath.remove(e.pathKey, int32(i))
+	r.byName.remove(e.nameKey, int32(i))
 	if e.titleKey != "" {
-		drop(r.byTitle, e.titleKey)
+		r.byTitle.remove(e.titleKey, int32(i))
 	}
 	for _, a := range e.aliases {
-		drop(r.byAlias, a)
+		r.byAlias.remove(a, int32(i))
 	}
 	delete(r.known, p)
 	*e = resolveEntry{}
@@ -271,6 +278,7 @@ func (r *Resolver) Resolve(from note.Path, l note.Link) Resolution {
 // (nil: nothing) hides some notes: a hidden note matches at no step, so a name
 // resolves exactly as it would if the hidden notes did not exist.
 func (r *Resolver) ResolveHiding(from note.Path, l note.Link, hidden Hidden) Resolution {
+	var one [1]int32 // room for a single match (keyIDs.get)
 	if l.Target == "" {
 		i, ok := r.known[from]
 		return r.found(i, from, l, ok)
@@ -281,18 +289,18 @@ func (r *Resolver) ResolveHiding(from note.Path, l note.Link, hidden Hidden) Res
 		if rel == ".." || strings.HasPrefix(rel, "../") || rel == "." {
 			return Resolution{Status: LinkBroken}
 		}
-		return r.decide(from, l, r.unhidden(r.byPath[noteKey(rel)], hidden))
+		return r.decide(from, l, r.unhidden(r.byPath.get(noteKey(rel), &one), hidden))
 	}
 	key := noteKey(strings.TrimLeft(target, "/"))
 	if key == "" {
 		return Resolution{Status: LinkBroken}
 	}
-	if m := r.unhidden(r.byPath[key], hidden); len(m) > 0 {
+	if m := r.unhidden(r.byPath.get(key, &one), hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
 	if slash := strings.LastIndexByte(key, '/'); slash >= 0 {
-		var m []int
-		for _, i := range r.byName[key[slash+1:]] {
+		var m []int32
+		for _, i := range r.byName.get(key[slash+1:], &one) {
 			pk := r.entries[i].pathKey
 			if len(pk) > len(key) && strings.HasSuffix(pk, key) && pk[len(pk)-len(key)-1] == '/' && (hidden == nil || !hidden(r.entries[i].path)) {
 				m = append(m, i)
@@ -301,19 +309,19 @@ func (r *Resolver) ResolveHiding(from note.Path, l note.Link, hidden Hidden) Res
 		if len(m) > 0 {
 			return r.decide(from, l, m)
 		}
-	} else if m := r.unhidden(r.byName[key], hidden); len(m) > 0 {
+	} else if m := r.unhidden(r.byName.get(key, &one), hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
 	name := strings.ToLower(target)
-	if m := r.unhidden(r.byTitle[name], hidden); len(m) > 0 {
+	if m := r.unhidden(r.byTitle.get(name, &one), hidden); len(m) > 0 {
 		return r.decide(from, l, m)
 	}
-	return r.decide(from, l, r.unhidden(r.byAlias[name], hidden))
+	return r.decide(from, l, r.unhidden(r.byAlias.get(name, &one), hidden))
 }
 
 // unhidden returns the entries of m that hidden does not hide (m itself when
 // it hides none).
-func (r *Resolver) unhidden(m []int, hidden Hidden) []int {
+func (r *Resolver) unhidden(m []int32, hidden Hidden) []int32 {
 	if hidden == nil {
 		return m
 	}
@@ -332,21 +340,21 @@ func (r *Resolver) unhidden(m []int, hidden Hidden) []int {
 }
 
 // decide turns the matches of one step into a Resolution.
-func (r *Resolver) decide(from note.Path, l note.Link, m []int) Resolution {
+func (r *Resolver) decide(from note.Path, l note.Link, m []int32) Resolution {
 	switch len(m) {
 	case 0:
 		return Resolution{Status: LinkBroken}
 	case 1:
-		return r.found(m[0], r.entries[m[0]].path, l, true)
+		return r.found(int(m[0]), r.entries[m[0]].path, l, true)
 	}
 	folder, near := from.Folder(), -1
 	for _, i := range m {
-		if r.entries[i].folder == folder {
+		if r.entries[i].path.Folder() == folder {
 			if near >= 0 {
 				near = -2 // several in the source's folder: no preference
 				break
 			}
-			near = i
+			near = int(i)
 		}
 	}
 	if near >= 0 {
