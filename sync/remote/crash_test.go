@@ -202,3 +202,16 @@ func TestRemotes_SyncAfterDanglingTrackingRef(t *testing.T) {
 	c := openChild(t, child, true)
 	converged(t, a, c)
 }
+
+// TestRemotes_SyncAfterStaleRefLock: Norn's committer creates the branch's lock
+// file, then writes it; killed between the two, it leaves an empty
+// refs/heads/main.lock, which go-git read as a ref and failed every fetch on
+// ("ref file is empty") until a commit took the lock over.
+func TestRemotes_SyncAfterStaleRefLock(t *testing.T) {
+	a, child := crashReplicas(t)
+	if err := os.WriteFile(filepath.Join(child, ".git", "refs", "heads", "main.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := openChild(t, child, false)
+	converged(t, a, c)
+}

@@ -25,6 +25,10 @@ import (
 //     reader, but go-git listed it and failed to load its index; fetch swallows
 //     that error, fetches nothing and still moves the tracking ref. ReadDir of
 //     the pack folder leaves such a pack out, as git does.
+//   - a ref's lock file (refs/heads/main.lock) is not a ref, but go-git read it
+//     as one; empty (its writer killed after creating it), it failed every
+//     fetch ("ref file is empty") until a commit took the lock over. ReadDir
+//     under refs/ leaves lock files out, as git does.
 type gitFS struct {
 	billy.Filesystem
 }
@@ -37,24 +41,36 @@ const packDir = "objects/pack"
 const tempPrefix = repo.TempPackPrefix + "gitfs_"
 
 // ReadDir lists a folder; in the pack folder, without the packs that have no
-// index beside them.
+// index beside them; under refs/, without lock files.
 func (fs gitFS) ReadDir(p string) ([]os.FileInfo, error) {
 	infos, err := fs.Filesystem.ReadDir(p)
-	if err != nil || path.Clean(p) != packDir {
+	if err != nil {
 		return infos, err
 	}
-	idx := make(map[string]bool, len(infos)/2)
-	for _, fi := range infos {
-		if n, ok := strings.CutSuffix(fi.Name(), ".idx"); ok {
-			idx[n] = true
+	clean := path.Clean(p)
+	var skip func(name string) bool
+	switch {
+	case clean == packDir:
+		idx := make(map[string]bool, len(infos)/2)
+		for _, fi := range infos {
+			if n, ok := strings.CutSuffix(fi.Name(), ".idx"); ok {
+				idx[n] = true
+			}
 		}
+		skip = func(name string) bool {
+			n, ok := strings.CutSuffix(name, ".pack")
+			return ok && !idx[n]
+		}
+	case clean == "refs" || strings.HasPrefix(clean, "refs/"):
+		skip = func(name string) bool { return strings.HasSuffix(name, ".lock") }
+	default:
+		return infos, nil
 	}
 	out := infos[:0]
 	for _, fi := range infos {
-		if n, ok := strings.CutSuffix(fi.Name(), ".pack"); ok && !idx[n] {
-			continue
+		if !skip(fi.Name()) {
+			out = append(out, fi)
 		}
-		out = append(out, fi)
 	}
 	return out, nil
 }

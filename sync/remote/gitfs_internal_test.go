@@ -82,6 +82,31 @@ func TestGitFS_ReadDirHidesPackWithoutIndex(t *testing.T) {
 	}
 }
 
+func TestGitFS_ReadDirHidesRefLocks(t *testing.T) {
+	dir := t.TempDir()
+	heads := filepath.Join(dir, "refs", "heads")
+	if err := os.MkdirAll(heads, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"main", "main.lock", "x.lock.d"} {
+		if err := os.WriteFile(filepath.Join(heads, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	infos, err := gitFS{osfs.New(dir)}.ReadDir("refs/heads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fi := range infos {
+		got = append(got, fi.Name())
+	}
+	slices.Sort(got)
+	if want := []string{"main", "x.lock.d"}; !slices.Equal(got, want) {
+		t.Fatalf("ReadDir = %v, want %v", got, want)
+	}
+}
+
 // TestGitFS_RefWhole: go-git writes a ref through Create (no temporary file left
 // in refs/, where it would read as a ref).
 func TestGitFS_RefWhole(t *testing.T) {
