@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/norn-vault/norn/repo"
 	"github.com/norn-vault/norn/sync/remote"
@@ -214,4 +215,34 @@ func TestRemotes_SyncAfterStaleRefLock(t *testing.T) {
 	}
 	c := openChild(t, child, false)
 	converged(t, a, c)
+}
+
+// TestRemotes_SyncAfterStaleStateLock: a process killed while it recorded a
+// sync's outcome (the lock is held across an fsync) left .git/norn/sync.json.lock,
+// and no sync was recorded again: Status and a write's "pushed" stayed stale.
+func TestRemotes_SyncAfterStaleStateLock(t *testing.T) {
+	a, child := crashReplicas(t)
+	lock := filepath.Join(child, ".git", "norn", "sync.json.lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	c := openChild(t, child, true)
+	converged(t, a, c)
+	st, err := c.r.State("origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tip != c.v.Head() || st.LastSync.IsZero() {
+		t.Fatalf("state after the sync: tip %s, last sync %v; want tip %s", st.Tip.Short(), st.LastSync, c.v.Head().Short())
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the stale lock is still there (%v)", err)
+	}
 }
