@@ -26,7 +26,10 @@ type Progress func(line string)
 // Fetch brings the remote's branch and its objects into the vault, updating only
 // refs/remotes/NAME/BRANCH, and returns the remote's branch tip: "" when the
 // remote is empty or has no such branch (the first push will create it). Nothing
-// of the vault's own branch, working tree or index changes.
+// of the vault's own branch, working tree or index changes. It first repairs what
+// a killed fetch of an older version left (repair.go). The tracking ref never
+// names a commit the vault lacks: a fetch that ends without the tip in the
+// object store is ErrFetchIncomplete, the ref left where it was.
 func (r *Remotes) Fetch(ctx context.Context, name string, progress Progress) (repo.CommitID, error) {
 	rem, err := r.Get(name)
 	if err != nil {
