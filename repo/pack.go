@@ -150,7 +150,7 @@ func (ps *packSet) refresh() {
 			ps.unread = append(ps.unread, n)
 		}
 	}
-	if listed && len(added) == 0 {
+	if listed && len(added) == 0 && len(keep) == len(ps.packs) {
 		return // only the unread tried again, in vain: nothing changed
 	}
 	ps.packs = append(added, keep...)
