@@ -109,6 +109,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("push origin: %w: pre-receive hook declined", remote.ErrRejected), errcode.RemoteRejected},
 		{fmt.Errorf("sync origin: %w", remote.ErrRemoteMoved), errcode.Conflict},
 		{remote.ErrSyncBusy, errcode.Conflict},
+		{remote.ErrFetchIncomplete, errcode.Conflict},
 		{fmt.Errorf("fetch origin: %w", remote.ErrAuth), errcode.InvalidInput},
 		{&remote.HostKeyError{Host: "h"}, errcode.InvalidInput},
 		{remote.ErrNotFound, errcode.NotFound},

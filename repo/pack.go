@@ -31,9 +31,13 @@ import (
 type packSet struct {
 	dir string // .git/objects/pack
 
-	mu     sync.RWMutex
-	names  []string // the packs on disk as last seen, read or not, sorted
-	packs  []*pack  // newest first
+	mu    sync.RWMutex
+	names []string // the packs on disk as last seen, read or not, sorted
+	// unread are the names in names refresh could not open (an index whose pack
+	// is not in place yet: go-git renames the pack after its index; a damaged
+	// index): every refresh tries them again.
+	unread []string
+	packs  []*pack // newest first
 	closed bool
 	bases  baseCache
 	// gen counts changes to packs, so that go-git's pack list is refreshed before
@@ -103,9 +107,8 @@ func newPackSet(objectsDir string) *packSet {
 }
 
 // refresh opens the packs that appeared since the last call and closes those
-// that are gone. A pack whose index it cannot read is skipped (go-git reads it),
-// and tried again at the next refresh that finds the set of packs changed. A
-// retired pack is never opened again.
+// that are gone. A pack it cannot open is skipped (go-git reads it) and tried
+// again at the next refresh. A retired pack is never opened again.
 func (ps *packSet) refresh() {
 	entries, _ := os.ReadDir(ps.dir)
 	var names []string
@@ -116,7 +119,7 @@ func (ps *packSet) refresh() {
 	}
 	slices.Sort(names)
 	ps.mu.RLock()
-	same := ps.closed || slices.Equal(names, ps.names)
+	same := ps.closed || (slices.Equal(names, ps.names) && len(ps.unread) == 0)
 	ps.mu.RUnlock()
 	if same {
 		return
@@ -126,7 +129,8 @@ func (ps *packSet) refresh() {
 	if ps.closed {
 		return
 	}
-	ps.names = names
+	listed := slices.Equal(names, ps.names)
+	ps.names, ps.unread = names, nil
 	var keep, added []*pack
 	for _, p := range ps.packs {
 		if slices.Contains(names, p.name) {
@@ -142,7 +146,12 @@ func (ps *packSet) refresh() {
 		}
 		if p, err := openPack(ps.dir, n); err == nil {
 			added = append(added, p)
+		} else {
+			ps.unread = append(ps.unread, n)
 		}
+	}
+	if listed && len(added) == 0 && len(keep) == len(ps.packs) {
+		return // only the unread tried again, in vain: nothing changed
 	}
 	ps.packs = append(added, keep...)
 	ps.gen++
@@ -223,10 +232,11 @@ func openPack(dir, name string) (p *pack, err error) {
 	return p, nil
 }
 
-// mapFile maps a file that is never changed in place (git and Norn write a pack
-// index whole and rename it into place) into memory, read-only: a lookup touches
-// the pages of its fan-out and its binary search, not the whole file (2.8 MB for
-// 100,000 objects, which a one-shot command read whole). It reads the file into
+// mapFile maps a file that is never changed in place (git, Norn and go-git as
+// sync/remote drives it write a pack index whole and rename it into place) into
+// memory, read-only: a lookup touches the pages of its fan-out and its binary
+// search, not the whole file (2.8 MB for 100,000 objects, which a one-shot
+// command read whole). It reads the file into
 // the heap where mapping fails; mapped says which.
 func mapFile(path string) (b []byte, mapped bool, err error) {
 	f, err := os.Open(path)

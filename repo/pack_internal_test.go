@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -210,6 +211,49 @@ func TestPackSet_Refresh(t *testing.T) {
 	check("repacked into a new pack")
 	if n := len(s.packs.packs); n != 1 {
 		t.Errorf("%d packs open, want 1 (the replaced one closed)", n)
+	}
+}
+
+// TestPackSet_RefreshIndexBeforePack: a fetch puts a pack's index in place, then
+// the pack (go-git's order). A refresh between the two cannot open the pack; a
+// later one must, though the names in the folder are the same.
+func TestPackSet_RefreshIndexBeforePack(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := packHistory(t)
+	packGit(t, dir, "repack", "-adq")
+	packGit(t, dir, "prune-packed")
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	packs, _ := filepath.Glob(filepath.Join(packDir, "pack-*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("%d packs", len(packs))
+	}
+	want := allObjects(t, dir)
+	if len(want) == 0 {
+		t.Fatal("no objects")
+	}
+	aside := filepath.Join(t.TempDir(), "pack")
+	if err := os.Rename(packs[0], aside); err != nil {
+		t.Fatal(err)
+	}
+	s := newObjectStore(filepath.Join(dir, ".git"))
+	defer s.close()
+	var id hash
+	for id = range want {
+		break
+	}
+	if _, _, err := s.read(id); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("read with the pack away: %v", err)
+	}
+	if err := os.Rename(aside, packs[0]); err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range want {
+		typ, data, err := s.read(id)
+		if err != nil || typ != w.typ || !bytes.Equal(data, w.data) {
+			t.Fatalf("object %s after the pack arrived: %s, %v", id, typ, err)
+		}
 	}
 }
 

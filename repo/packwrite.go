@@ -220,7 +220,7 @@ func (ps *packSet) write(objs []packObj) (*pack, error) {
 		ext  string
 		data []byte
 	}{{".pack", data}, {".idx", idx}} {
-		tmp := filepath.Join(ps.dir, tmpPackPrefix+strings.TrimPrefix(f.ext, ".")+"_"+randHex(6))
+		tmp := filepath.Join(ps.dir, TempPackPrefix+strings.TrimPrefix(f.ext, ".")+"_"+randHex(6))
 		if err := writeNew(tmp, f.data, 0o444); err != nil {
 			os.Remove(tmp)
 			return nil, fmt.Errorf("write pack: %w", err)
@@ -243,13 +243,14 @@ func (ps *packSet) write(objs []packObj) (*pack, error) {
 	return p, nil
 }
 
-// tmpPackPrefix names Norn's temporary pack files; Open removes old ones a crash
-// left behind (git's own are tmp_pack_*, never touched).
-const tmpPackPrefix = "tmp_norn_"
+// TempPackPrefix names Norn's temporary files in the pack folder (this package's
+// packs, sync/remote's fetched pack indexes); Open removes old ones a crash left
+// behind (git's own are tmp_pack_*, never touched).
+const TempPackPrefix = "tmp_norn_"
 
 // removeStaleTemp removes temporary pack files older than an hour.
 func (ps *packSet) removeStaleTemp() {
-	matches, _ := filepath.Glob(filepath.Join(ps.dir, tmpPackPrefix+"*"))
+	matches, _ := filepath.Glob(filepath.Join(ps.dir, TempPackPrefix+"*"))
 	for _, m := range matches {
 		if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > time.Hour {
 			os.Remove(m)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
@@ -125,7 +126,7 @@ func (r *Remotes) readConfig() (*gitconfig.Config, error) {
 func (r *Remotes) editConfig(edit func(*gitconfig.Config) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return withLockFile(r.configPath(), func(old []byte) ([]byte, error) {
+	return withLockFile(r.configPath(), 0, func(old []byte) ([]byte, error) {
 		cfg := gitconfig.New()
 		if err := gitconfig.NewDecoder(bytes.NewReader(old)).Decode(cfg); err != nil {
 			return nil, fmt.Errorf("read git config %s: %w", r.configPath(), err)
@@ -144,10 +145,19 @@ func (r *Remotes) editConfig(edit func(*gitconfig.Config) error) error {
 // withLockFile rewrites path as git does: PATH.lock created exclusively (a git
 // process editing the file at the same time makes this fail, not race), the new
 // bytes written and fsynced, then renamed over PATH. If change fails, the lock is
-// removed and PATH is untouched. A missing PATH reads as empty.
-func withLockFile(path string, change func(old []byte) ([]byte, error)) (err error) {
+// removed and PATH is untouched. A missing PATH reads as empty. A lock older than
+// stale (0: never) is a killed writer's: it is taken over. Git's own files keep
+// git's rule (a person removes the lock); Norn's own state file, which only
+// Norn writes and only for milliseconds, must not stay locked for good.
+func withLockFile(path string, stale time.Duration, change func(old []byte) ([]byte, error)) (err error) {
 	lock := path + ".lock"
 	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) && stale > 0 {
+		if fi, serr := os.Stat(lock); serr == nil && time.Since(fi.ModTime()) > stale {
+			os.Remove(lock)
+			f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		}
+	}
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s is locked by another git process (if none is running, remove %s)", path, lock)
 	}
@@ -193,7 +203,7 @@ func (r *Remotes) removeTrackingRefs(name string) error {
 		return nil
 	}
 	prefix := "refs/remotes/" + name + "/"
-	return withLockFile(packed, func(old []byte) ([]byte, error) {
+	return withLockFile(packed, 0, func(old []byte) ([]byte, error) {
 		var out []string
 		dropping := false
 		for _, line := range strings.SplitAfter(string(old), "\n") {

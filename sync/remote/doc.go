@@ -14,6 +14,9 @@
 // never move the vault's branch itself (only refs/remotes/NAME/*; Sync moves the
 // branch through repo.Vault.Advance and Merge, the vault's one committer), and
 // never let go-git types escape its API. It imports only note, repo and config.
+// go-git sees the git directory only through gitFS, which makes go-git's writes
+// whole and hides what a killed process leaves half-done, so that a fetch never
+// leaves the tracking ref naming a commit the vault lacks.
 //
 // Sync is the engine on top: fetch, then fast-forward, push, or merge (PlanMerge,
 // the three-way merge of two trees, note by note with note.Merge3, theirs kept in

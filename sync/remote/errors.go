@@ -38,6 +38,11 @@ var (
 	// ErrSyncBusy: the remote (or the vault) kept moving for every round of a
 	// sync; nothing is lost, sync again. It matches repo.ErrConflict (retryable).
 	ErrSyncBusy error = &kindError{"sync did not settle: the remote kept moving", repo.ErrConflict}
+	// ErrFetchIncomplete: a fetch ended without the remote's tip in the object
+	// store (a pack it needed was merged away or deleted while it ran); the
+	// tracking ref was left where it was. Fetch again (Sync does). It matches
+	// repo.ErrConflict (retryable).
+	ErrFetchIncomplete error = &kindError{"fetch incomplete: the remote's tip did not arrive", repo.ErrConflict}
 	// ErrNotCommit: a commit id given to the package is not a commit in the vault.
 	ErrNotCommit error = &kindError{"not a commit of this vault", repo.ErrNotFound}
 )

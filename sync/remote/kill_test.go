@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,10 @@ import (
 )
 
 const syncChildEnv = "NORN_TEST_SYNC_CHILD"
+
+// killTrials: how often TestRemotes_SyncKilled kills the replica; raise it to
+// hunt a rare crash state (go test ./sync/remote -run SyncKilled -args -kill-trials 40).
+var killTrials = flag.Int("kill-trials", 4, "TestRemotes_SyncKilled: kills per run")
 
 // TestMain lets the test binary double as the syncing process the kill test
 // kills.
@@ -77,9 +82,9 @@ func TestRemotes_SyncKilled(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
-	trials := 4
+	trials := *killTrials
 	if testing.Short() {
-		trials = 2
+		trials = min(trials, 2)
 	}
 	bare := newBare(t)
 	a := newReplica(t, "laptop", bare, true)
@@ -141,9 +146,21 @@ func TestRemotes_SyncKilled(t *testing.T) {
 	}
 	defer v.Close()
 	c := &replica{name: "child", v: v, r: open(t, child, remote.Options{})}
+	var syncErr error
 	for range 2 {
-		c.sync(t)
+		if _, syncErr = c.r.Sync(ctx, c.v, "origin", remote.SyncOptions{Machine: "child", Now: replicaNow}); syncErr != nil {
+			break
+		}
 		a.sync(t)
+	}
+	// Synced or not, every acknowledged write is in the child's own history.
+	for _, id := range acked {
+		if _, err := gitErr(child, "merge-base", "--is-ancestor", id, "HEAD"); err != nil {
+			t.Errorf("seed %d: acknowledged %s is not in the child's history", seed, id)
+		}
+	}
+	if syncErr != nil {
+		t.Fatalf("seed %d: child: sync after the kills: %v\n%s", seed, syncErr, crashState(child))
 	}
 	for _, rp := range []*replica{a, c} {
 		checkRepl(t, rp)
@@ -159,4 +176,23 @@ func TestRemotes_SyncKilled(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("the child acknowledged nothing")
 	}
+}
+
+// crashState describes what a killed replica left, for a failure message: its
+// pack folder, its tracking ref, and what git makes of its objects.
+func crashState(dir string) string {
+	var b strings.Builder
+	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "objects", "pack"))
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			fmt.Fprintf(&b, "objects/pack/%s %d bytes\n", e.Name(), fi.Size())
+		}
+	}
+	ref, err := os.ReadFile(filepath.Join(dir, ".git", "refs", "remotes", "origin", "main"))
+	fmt.Fprintf(&b, "refs/remotes/origin/main: %q %v\n", ref, err)
+	for _, args := range [][]string{{"count-objects", "-v"}, {"fsck", "--no-progress"}} {
+		out, err := gitErr(dir, args...)
+		fmt.Fprintf(&b, "git %s: %v\n%s", args[0], err, out)
+	}
+	return b.String()
 }

@@ -19,6 +19,10 @@ import (
 // remote's syncs last did.
 const stateFile = "norn/sync.json"
 
+// staleStateLock: a lock on the state file older than this was left by a killed
+// process (a write holds it for the milliseconds of one fsync).
+const staleStateLock = 10 * time.Second
+
 // Status is how the vault stands against one remote: commits ahead and behind
 // its last fetched tip, the last successful fetch and push, and the last error
 // with when the failures began (cleared by a sync that succeeds).
@@ -128,7 +132,7 @@ func (r *Remotes) editState(name string, edit func(*Status)) {
 		r.opts.Logger.Error("record sync state", "remote", name, "err", err)
 		return
 	}
-	err = withLockFile(r.statePath(), func([]byte) ([]byte, error) { return json.MarshalIndent(all, "", "  ") })
+	err = withLockFile(r.statePath(), staleStateLock, func([]byte) ([]byte, error) { return json.MarshalIndent(all, "", "  ") })
 	if err != nil {
 		r.opts.Logger.Error("record sync state", "remote", name, "err", err)
 	}

@@ -135,10 +135,10 @@ func (r *Remotes) syncRounds(ctx context.Context, v Vault, name string, opts Syn
 
 // packsMoved reports a transfer that lost a race with the vault's committer:
 // go-git listed a pack that was gone when it read it (packs are merged while no
-// KeepPacks hold is on), or read a ref's lock file the committer had just created
-// (go-git lists refs/ without skipping *.lock). Another round reads them again.
+// KeepPacks hold is on; a fetch then ends without the remote's tip), or read a
+// ref file while it was empty. Another round reads them again.
 func packsMoved(err error) bool {
-	return errors.Is(err, dotgit.ErrPackfileNotFound) || errors.Is(err, dotgit.ErrEmptyRefFile)
+	return errors.Is(err, dotgit.ErrPackfileNotFound) || errors.Is(err, dotgit.ErrEmptyRefFile) || errors.Is(err, ErrFetchIncomplete)
 }
 
 // syncOnce does one round against the remote's tip; done false means go again

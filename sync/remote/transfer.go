@@ -26,7 +26,10 @@ type Progress func(line string)
 // Fetch brings the remote's branch and its objects into the vault, updating only
 // refs/remotes/NAME/BRANCH, and returns the remote's branch tip: "" when the
 // remote is empty or has no such branch (the first push will create it). Nothing
-// of the vault's own branch, working tree or index changes.
+// of the vault's own branch, working tree or index changes. It first repairs what
+// a killed fetch of an older version left (repair.go). The tracking ref never
+// names a commit the vault lacks: a fetch that ends without the tip in the
+// object store is ErrFetchIncomplete, the ref left where it was.
 func (r *Remotes) Fetch(ctx context.Context, name string, progress Progress) (repo.CommitID, error) {
 	rem, err := r.Get(name)
 	if err != nil {
@@ -41,8 +44,13 @@ func (r *Remotes) Fetch(ctx context.Context, name string, progress Progress) (re
 		return "", fmt.Errorf("fetch %s: %w", rem.Name, err)
 	}
 	defer s.close()
+	r.repairIndexes(ctx)
 	st := r.storage()
 	tracking := plumbing.NewRemoteReferenceName(rem.Name, r.opts.Branch)
+	old, err := r.checkTracking(ctx, st, tracking)
+	if err != nil {
+		return "", fmt.Errorf("fetch %s: %w", rem.Name, err)
+	}
 	spec := gitcfg.RefSpec(fmt.Sprintf("+%s:%s", plumbing.NewBranchReferenceName(r.opts.Branch), tracking))
 	pw := newProgressWriter(progress)
 	err = git.NewRemote(st, r.gitRemote(rem)).FetchContext(ctx, &git.FetchOptions{
@@ -67,6 +75,17 @@ func (r *Remotes) Fetch(ctx context.Context, name string, progress Progress) (re
 		return "", fmt.Errorf("fetch %s: read %s: %w", rem.Name, tracking, err)
 	}
 	tip := repo.CommitID(ref.Hash().String())
+	if err := arrived(st, ref.Hash()); err != nil {
+		// go-git moves the ref even when it fetched nothing because it could not
+		// list the packs (its wants are computed ignoring that error): put the ref
+		// back, so it never names a commit the vault lacks.
+		if old != nil {
+			err = errors.Join(err, st.SetReference(old))
+		} else {
+			err = errors.Join(err, st.RemoveReference(tracking))
+		}
+		return "", fmt.Errorf("fetch %s: %w: %s: %v", rem.Name, ErrFetchIncomplete, tip.Short(), err)
+	}
 	r.opts.Logger.DebugContext(ctx, "fetched", "remote", rem.Name, "tip", tip.Short(), "duration", time.Since(start))
 	return tip, nil
 }
@@ -178,8 +197,21 @@ func remoteTip(ctx context.Context, gr *git.Remote, auth transport.AuthMethod, b
 	return "", nil
 }
 
+// storage is go-git's view of the vault's git directory, through gitFS.
 func (r *Remotes) storage() *filesystem.Storage {
-	return filesystem.NewStorage(osfs.New(r.gitDir), cache.NewObjectLRUDefault())
+	fs := osfs.New(r.gitDir)
+	return filesystem.NewStorageWithOptions(gitFS{fs}, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: fs})
+}
+
+// arrived checks that commit id is in the object store, reading the pack list
+// again before it says no.
+func arrived(st *filesystem.Storage, id plumbing.Hash) error {
+	_, err := st.EncodedObject(plumbing.CommitObject, id)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		st.Reindex()
+		_, err = st.EncodedObject(plumbing.CommitObject, id)
+	}
+	return err
 }
 
 func (r *Remotes) gitRemote(rem Remote) *gitcfg.RemoteConfig {
