@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/norn-vault/norn/config"
 	"github.com/norn-vault/norn/repo"
@@ -127,7 +128,7 @@ func remoteCheck(ctx context.Context, e *env, g *globals, rs *remote.Remotes, na
 	if !g.json {
 		progress = func(line string) { fmt.Fprintf(e.stderr, "%s: %s\n", name, line) }
 	}
-	tip, err := rs.Fetch(ctx, name, progress)
+	tip, err := rs.Check(ctx, name, time.Now(), progress)
 	if err != nil {
 		return err
 	}

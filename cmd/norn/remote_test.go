@@ -92,6 +92,27 @@ func TestCLI_Remote(t *testing.T) {
 	if m["ahead"] != 0.0 || m["behind"] != 0.0 || m["remote_tip"] != strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")) {
 		t.Errorf("check after push: %v", m)
 	}
+	// What a check fetched is what status counts from: a commit pushed by
+	// someone else shows as one behind after the check, with its tip.
+	person := filepath.Join(t.TempDir(), "person")
+	git(t, "", "clone", "-q", bare, person)
+	if err := os.WriteFile(filepath.Join(person, "p.md"), []byte("# P\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, person, "add", "p.md")
+	git(t, person, "commit", "-q", "-m", "p")
+	git(t, person, "push", "-q", "origin", "main")
+	mustCLI(t, dir, "", "remote", "check", "origin")
+	st := decode(t, mustCLI(t, dir, "", "status", "--json"))
+	var origin map[string]any
+	for _, r := range st["remotes"].([]any) {
+		if r.(map[string]any)["remote"] == "origin" {
+			origin = r.(map[string]any)
+		}
+	}
+	if origin == nil || origin["behind"] != 1.0 || origin["tip"] != strings.TrimSpace(git(t, person, "rev-parse", "HEAD")) || origin["last_fetch"] == nil {
+		t.Errorf("status after a check that fetched a new commit: %v", st)
+	}
 }
 
 func mustGetwd(t *testing.T) string {

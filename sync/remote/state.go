@@ -138,6 +138,19 @@ func (r *Remotes) editState(name string, edit func(*Status)) {
 	}
 }
 
+// Check fetches remote name (Fetch) and records what it brought as a sync's
+// fetch does: the time and the remote's tip, so that Status (and norn status,
+// sync_status) counts ahead and behind from it. A failed fetch records
+// nothing: a check is not a sync, and its error is the caller's to show.
+func (r *Remotes) Check(ctx context.Context, name string, now time.Time, progress Progress) (repo.CommitID, error) {
+	tip, err := r.Fetch(ctx, name, progress)
+	if err != nil {
+		return "", err
+	}
+	r.editState(name, func(s *Status) { s.LastFetch, s.Tip = now, tip })
+	return tip, nil
+}
+
 // record keeps a sync's end, with one write: the fetch and push times it saw;
 // success clears the error, a failure keeps when the failures began.
 func (r *Remotes) record(name string, now time.Time, res *SyncResult, err error, code string) {
