@@ -13,7 +13,7 @@ import (
 
 // defaultRunBytes is about how much memory a rebuild's postings take before
 // they spill to disk as a sorted run (postingRuns).
-const defaultRunBytes = 48 << 20
+const defaultRunBytes = 16 << 20
 
 // postingRuns collects a rebuild's postings with memory bounded by limit, the
 // way an external sort does: postings are added in arrival order (doc ids rise
@@ -24,8 +24,8 @@ const defaultRunBytes = 48 << 20
 // as a builder holding every posting in memory would.
 //
 // A run is, per term in increasing order: uvarint len(term), term, uvarint
-// count, then per posting uvarint(doc - previous doc of the term in the run)
-// (the first absolute), uvarint len(head), uvarint len(pos), head, pos.
+// count, then per posting uvarint doc, uvarint len(head), uvarint len(pos),
+// head, pos — the posting as add keeps it in memory.
 type postingRuns struct {
 	limit int
 	spill *spillFile
@@ -35,22 +35,19 @@ type postingRuns struct {
 	terms []string         // by slot
 	count []int32          // postings by slot
 	ps    []runPosting     // in arrival order
-	arena []byte           // heads and positions of ps
+	arena []byte           // the postings of ps, encoded as in a run, one after another
 	order []int32          // scratch: ps indexes sorted by term
-	wbuf  []byte           // scratch: one posting's encoding
+	wbuf  []byte           // scratch: one term's header
 }
 
-// runPosting is one posting of the run being filled; its head and positions
-// are arena[off:off+hl] and arena[off+hl:off+hl+pl].
-type runPosting struct {
-	slot, doc, off, pl uint32
-	hl                 uint8
-}
+// runPosting is one posting of the run being filled: it starts at arena[off]
+// and ends where the next one starts.
+type runPosting struct{ slot, off uint32 }
 
 // runPostingSize estimates the memory a posting takes besides its bytes,
 // runTermSize that of a term besides its text (slot, map entry, count).
 const (
-	runPostingSize = 24
+	runPostingSize = 8
 	runTermSize    = 64
 )
 
@@ -69,7 +66,10 @@ func (r *postingRuns) add(id uint32, entries []termEntry) {
 			r.count = append(r.count, 0)
 		}
 		r.count[slot]++
-		r.ps = append(r.ps, runPosting{slot: uint32(slot), doc: id, off: uint32(len(r.arena)), hl: uint8(len(e.head)), pl: uint32(len(e.pos))})
+		r.ps = append(r.ps, runPosting{slot: uint32(slot), off: uint32(len(r.arena))})
+		r.arena = binary.AppendUvarint(r.arena, uint64(id))
+		r.arena = binary.AppendUvarint(r.arena, uint64(len(e.head)))
+		r.arena = binary.AppendUvarint(r.arena, uint64(len(e.pos)))
 		r.arena = append(r.arena, e.head...)
 		r.arena = append(r.arena, e.pos...)
 	}
@@ -115,17 +115,15 @@ func (r *postingRuns) flush() {
 		w := binary.AppendUvarint(r.wbuf[:0], uint64(len(term)))
 		w = append(w, term...)
 		w = binary.AppendUvarint(w, uint64(cnt))
-		prev := uint32(0)
-		for _, i := range r.order[at : at+cnt] {
-			p := &r.ps[i]
-			w = binary.AppendUvarint(w, uint64(p.doc-prev))
-			w = binary.AppendUvarint(w, uint64(p.hl))
-			w = binary.AppendUvarint(w, uint64(p.pl))
-			w = append(w, r.arena[p.off:p.off+uint32(p.hl)+p.pl]...)
-			prev = p.doc
-		}
 		r.spill.write(w)
 		r.wbuf = w
+		for _, i := range r.order[at : at+cnt] {
+			end := uint32(len(r.arena))
+			if int(i)+1 < len(r.ps) {
+				end = r.ps[i+1].off
+			}
+			r.spill.write(r.arena[r.ps[i].off:end])
+		}
 		at += cnt
 	}
 	r.runs = append(r.runs, spillSpan{off0, r.spill.off - off0})
@@ -197,6 +195,10 @@ func (r *postingRuns) merge(emit func(key, val []byte)) (int, error) {
 
 var errBadRun = errors.New("bad posting run")
 
+// maxRunPosting bounds the bytes of one posting a run may claim (a damaged
+// length must not allocate without bound).
+const maxRunPosting = 1 << 30
+
 // runReader reads one run back: the current term, its postings count, and
 // then its postings one by one.
 type runReader struct {
@@ -204,7 +206,6 @@ type runReader struct {
 	r     *bufio.Reader
 	term  []byte
 	count int
-	doc   uint32
 	buf   []byte
 	err   error
 }
@@ -230,7 +231,7 @@ func (rd *runReader) nextTerm() bool {
 		rd.err = fmt.Errorf("%w: %w", errBadRun, err)
 		return false
 	}
-	rd.count, rd.doc = int(c), 0
+	rd.count = int(c)
 	return true
 }
 
@@ -246,14 +247,17 @@ func (rd *runReader) posting() (doc uint32, head, pos []byte, ok bool) {
 		}
 		v[i] = x
 	}
-	rd.doc += uint32(v[0])
+	if v[0] > uint64(lastBlock) || v[1]+v[2] > maxRunPosting {
+		rd.err = errBadRun
+		return 0, nil, nil, false
+	}
 	n := int(v[1] + v[2])
 	rd.buf = slices.Grow(rd.buf[:0], n)[:n]
 	if _, err := io.ReadFull(rd.r, rd.buf); err != nil {
 		rd.err = fmt.Errorf("%w: %w", errBadRun, err)
 		return 0, nil, nil, false
 	}
-	return rd.doc, rd.buf[:v[1]], rd.buf[v[1]:], true
+	return uint32(v[0]), rd.buf[:v[1]], rd.buf[v[1]:], true
 }
 
 // runHeap orders the runs by their current term, then by run (so a term's
