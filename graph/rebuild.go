@@ -25,19 +25,20 @@ import (
 // Rebuild replaces the whole index with records, recording commit: its Docs
 // and its Rows (every row of every table; rows not given are dropped). Remove
 // records and Rows with Delete have no place in it (ErrInvalidBatch), nor has a
-// path or a row given twice. Docs are analysed
-// on all cores while the iterator produces them; forward lists and stored texts
-// stream to sstables of their own (doc ids rise in key order), finished posting
-// blocks and link contexts to spill files. Then the rest — the posting blocks
-// read back in term order, doc and link records — is written as two more
-// sstables, and all four are ingested in place of every old search key in one
-// atomic, durable step, so the old index stays intact and searchable until the
-// new one replaces it. progress, if not nil, is called from Rebuild's goroutine
-// with the number of docs analysed so far, every 256 docs and once at the end. An
-// error from records aborts the rebuild and leaves the index as it was. Memory still
-// grows with the vault: each term's last block, doc and link records stay in
-// memory until written (peak RSS of `norn reindex` at 100,000 notes, 124 MB of
-// Markdown: about 1 GB).
+// path or a row given twice. Docs are analysed on all cores while the iterator
+// produces them and added in the records' order (doc ids do not depend on the
+// scheduling: the same records give the same index, byte for byte); forward
+// lists and stored texts stream to sstables of their own (doc ids rise in key
+// order), postings to a spill file as sorted runs of bounded size
+// (postingRuns), link contexts to another. Then the rest — the posting blocks
+// merged from the runs in term order, doc and link records — is written as two
+// more sstables, and all four are ingested in place of every old search key in
+// one atomic, durable step, so the old index stays intact and searchable until
+// the new one replaces it. progress, if not nil, is called from Rebuild's
+// goroutine with the number of docs analysed so far, every 256 docs and once at
+// the end. An error from records aborts the rebuild and leaves the index as it
+// was. Memory still grows with the vault: the doc records, the node records and
+// the link graph built from them stay in memory until written.
 func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[Record, error], progress func(done int)) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -277,11 +278,11 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 	return r
 }
 
-// bulkBuilder accumulates an index in memory: per term, where its finished blocks
-// are and the one being filled; the doc records; the link graph's node records.
-// The forward lists and stored texts go straight to their tables, since doc ids
-// rise in key order as the docs arrive; finished posting blocks and link contexts,
-// keyed by term and by path, to spill files they are read back from in key order.
+// bulkBuilder accumulates an index: the postings in sorted runs, the doc
+// records, the link graph's node records. The forward lists and stored texts go
+// straight to their tables, since doc ids rise in key order as the docs arrive;
+// postings (postingRuns) and link contexts, keyed by term and by path, to spill
+// files they are read back from in key order.
 type bulkBuilder struct {
 	runs   *postingRuns // the postings, in sorted runs
 	nterms int          // distinct terms, once written
