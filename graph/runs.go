@@ -147,7 +147,7 @@ func (r *postingRuns) merge(emit func(key, val []byte)) (int, error) {
 	r.slots, r.terms, r.count, r.ps, r.arena, r.order = nil, nil, nil, nil, nil, nil
 	h := make(runHeap, 0, len(r.runs))
 	for i, sp := range r.runs {
-		rd := &runReader{idx: i, r: bufio.NewReaderSize(io.NewSectionReader(s.f, sp.off, sp.n), 64<<10)}
+		rd := &runReader{idx: i, size: uint64(sp.n), r: bufio.NewReaderSize(io.NewSectionReader(s.f, sp.off, sp.n), 64<<10)}
 		if rd.nextTerm() {
 			h = append(h, rd)
 		} else if rd.err != nil {
@@ -195,14 +195,11 @@ func (r *postingRuns) merge(emit func(key, val []byte)) (int, error) {
 
 var errBadRun = errors.New("bad posting run")
 
-// maxRunPosting bounds the bytes of one posting a run may claim (a damaged
-// length must not allocate without bound).
-const maxRunPosting = 1 << 30
-
 // runReader reads one run back: the current term, its postings count, and
 // then its postings one by one.
 type runReader struct {
 	idx   int
+	size  uint64 // the run's bytes: no length read may claim more
 	r     *bufio.Reader
 	term  []byte
 	count int
@@ -221,6 +218,10 @@ func (rd *runReader) nextTerm() bool {
 		rd.err = fmt.Errorf("%w: %w", errBadRun, err)
 		return false
 	}
+	if n > rd.size {
+		rd.err = fmt.Errorf("%w: term length %d", errBadRun, n)
+		return false
+	}
 	rd.term = slices.Grow(rd.term[:0], int(n))[:n]
 	if _, err := io.ReadFull(rd.r, rd.term); err != nil {
 		rd.err = fmt.Errorf("%w: %w", errBadRun, err)
@@ -229,6 +230,10 @@ func (rd *runReader) nextTerm() bool {
 	c, err := binary.ReadUvarint(rd.r)
 	if err != nil {
 		rd.err = fmt.Errorf("%w: %w", errBadRun, err)
+		return false
+	}
+	if c == 0 || c > rd.size {
+		rd.err = fmt.Errorf("%w: %d postings", errBadRun, c)
 		return false
 	}
 	rd.count = int(c)
@@ -247,7 +252,7 @@ func (rd *runReader) posting() (doc uint32, head, pos []byte, ok bool) {
 		}
 		v[i] = x
 	}
-	if v[0] > uint64(lastBlock) || v[1]+v[2] > maxRunPosting {
+	if v[0] > uint64(lastBlock) || v[1] > rd.size || v[2] > rd.size || v[1]+v[2] > rd.size {
 		rd.err = errBadRun
 		return 0, nil, nil, false
 	}

@@ -3,9 +3,12 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,4 +123,58 @@ func TestIndex_Rebuild_SpillEqualsInMemory(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPostingRuns merges a damaged or made-up run: it never panics, and what
+// it cannot read is errBadRun.
+func FuzzPostingRuns(f *testing.F) {
+	good := func(entries map[uint32][]termEntry) []byte {
+		s, err := createSpill(filepath.Join(f.TempDir(), "seed"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		defer s.remove()
+		r := newPostingRuns(s, defaultRunBytes)
+		for id := range uint32(len(entries)) {
+			r.add(id, entries[id])
+		}
+		r.flush()
+		if err := s.w.Flush(); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(s.f.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	seed := good(map[uint32][]termEntry{
+		0: {{term: "alpha", head: []byte{1, 1}, pos: []byte{3}}, {term: "beta", head: []byte{16, 2}, pos: []byte{0, 4}}},
+		1: {{term: "alpha", head: []byte{17, 1, 1}, pos: []byte{0, 7}}},
+	})
+	f.Add(seed)
+	f.Add(seed[:len(seed)-2])
+	f.Add([]byte{5, 'a', 'l', 'p', 'h', 'a', 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "run")
+		s, err := createSpill(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.remove()
+		s.write(data)
+		r := newPostingRuns(s, defaultRunBytes)
+		if len(data) > 0 {
+			r.runs = []spillSpan{{0, int64(len(data))}}
+		}
+		blocks := 0
+		_, err = r.merge(func(key, val []byte) { blocks++ })
+		if err != nil && !errors.Is(err, errBadRun) {
+			t.Fatalf("merge: %v, want errBadRun", err)
+		}
+		if bytes.Equal(data, seed) && (err != nil || blocks != 2) {
+			t.Fatalf("the seed run: %d blocks, %v; want 2 and no error", blocks, err)
+		}
+	})
 }
