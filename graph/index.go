@@ -34,6 +34,9 @@ type Index struct {
 	// popts are the pebble options the DB was opened with (defaults filled in):
 	// Rebuild writes its sstables with them.
 	popts *pebble.Options
+	// runBytes is about how much memory a Rebuild's postings take before they
+	// spill as a sorted run (defaultRunBytes; tests make it tiny).
+	runBytes int
 
 	writeMu sync.Mutex // serialises Update and Rebuild
 
@@ -86,7 +89,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	for _, f := range stale {
 		os.Remove(f)
 	}
-	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock}
+	ix := &Index{dir: dir, opts: opts, an: newAnalyzer(opts.StopWords), log: opts.Logger, lock: lock, runBytes: defaultRunBytes}
 	ix.db, ix.popts, err = openPebble(dir, lock, opts)
 	if err != nil {
 		lock.Close()

@@ -25,19 +25,20 @@ import (
 // Rebuild replaces the whole index with records, recording commit: its Docs
 // and its Rows (every row of every table; rows not given are dropped). Remove
 // records and Rows with Delete have no place in it (ErrInvalidBatch), nor has a
-// path or a row given twice. Docs are analysed
-// on all cores while the iterator produces them; forward lists and stored texts
-// stream to sstables of their own (doc ids rise in key order), finished posting
-// blocks and link contexts to spill files. Then the rest — the posting blocks
-// read back in term order, doc and link records — is written as two more
-// sstables, and all four are ingested in place of every old search key in one
-// atomic, durable step, so the old index stays intact and searchable until the
-// new one replaces it. progress, if not nil, is called from Rebuild's goroutine
-// with the number of docs analysed so far, every 256 docs and once at the end. An
-// error from records aborts the rebuild and leaves the index as it was. Memory still
-// grows with the vault: each term's last block, doc and link records stay in
-// memory until written (peak RSS of `norn reindex` at 100,000 notes, 124 MB of
-// Markdown: about 1 GB).
+// path or a row given twice. Docs are analysed on all cores while the iterator
+// produces them and added in the records' order (doc ids do not depend on the
+// scheduling: the same records give the same index, byte for byte); forward
+// lists and stored texts stream to sstables of their own (doc ids rise in key
+// order), postings to a spill file as sorted runs of bounded size
+// (postingRuns), link contexts to another. Then the rest — the posting blocks
+// merged from the runs in term order, doc and link records — is written as two
+// more sstables, and all four are ingested in place of every old search key in
+// one atomic, durable step, so the old index stays intact and searchable until
+// the new one replaces it. progress, if not nil, is called from Rebuild's
+// goroutine with the number of docs analysed so far, every 256 docs and once at
+// the end. An error from records aborts the rebuild and leaves the index as it
+// was. Memory still grows with the vault: the doc records, the node records and
+// the link graph built from them stay in memory until written.
 func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[Record, error], progress func(done int)) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -50,7 +51,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 		return fmt.Errorf("rebuild index: %w", err)
 	}
 	defer tables.remove()
-	bld := newBulkBuilder(tables)
+	bld := newBulkBuilder(tables, ix.runBytes)
 	in, err := ix.analyseAll(ctx, records, bld, progress)
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
@@ -72,7 +73,6 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 	if err := bld.inboundAll(ctx, ix.an, lg); err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	nterms := len(bld.terms)
 	var dt *docTable
 	built := make(chan struct{})
 	go func() {
@@ -100,7 +100,7 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 	ix.docs = dt
 	ix.links = builtGraph(lg)
 	ix.commit = commit
-	ix.log.Info("index rebuilt", "docs", done, "terms", nterms, "commit", commit, "elapsed", time.Since(start),
+	ix.log.Info("index rebuilt", "docs", done, "terms", bld.nterms, "runs", len(bld.runs.runs), "commit", commit, "elapsed", time.Since(start),
 		"analyse", analysed.Sub(start), "write", written.Sub(analysed), "ingest", time.Since(written))
 	return nil
 }
@@ -112,9 +112,14 @@ func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error
 	defer cancel()
 
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
-	jobs := make(chan Doc, 64)
+	jobs := make(chan rebuildJob, 64)
 	results := make(chan *analysedDoc, 64)
-	var in rebuildInput // read after wg.Wait
+	// window holds a token for every note handed out and not yet added: the
+	// analysers may finish notes out of order, and the builder adds them in
+	// the order the records gave them (doc ids are the same whatever the
+	// scheduling), holding at most len(window) aside.
+	window := make(chan struct{}, rebuildWindow)
+	in := rebuildInput{window: window} // read after wg.Wait
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // producer: runs the caller's iterator (which may parse)
@@ -131,8 +136,9 @@ func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error
 		go func() {
 			defer awg.Done()
 			da := newDocAnalyzer(ix.an)
-			for d := range jobs {
-				r := analyseForRebuild(da, d)
+			for j := range jobs {
+				r := analyseForRebuild(da, j.doc)
+				r.seq = j.seq
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -144,14 +150,20 @@ func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error
 	go func() { awg.Wait(); close(results) }()
 
 	done := 0
+	held := make([]*analysedDoc, rebuildWindow) // by seq % rebuildWindow
 	for r := range results {
 		if ctx.Err() != nil {
 			continue // drain
 		}
-		bld.add(r)
-		done++
-		if progress != nil && done%256 == 0 {
-			progress(done)
+		held[r.seq%rebuildWindow] = r
+		for held[done%rebuildWindow] != nil {
+			r, held[done%rebuildWindow] = held[done%rebuildWindow], nil
+			bld.add(r)
+			<-window
+			done++
+			if progress != nil && done%256 == 0 {
+				progress(done)
+			}
 		}
 	}
 	wg.Wait()
@@ -170,15 +182,17 @@ func (ix *Index) analyseAll(ctx context.Context, records iter.Seq2[Record, error
 // rebuildInput is what a Rebuild's producer keeps of the records besides the
 // notes it hands to the analysers: attachments, rows, and the first error.
 type rebuildInput struct {
-	atts []note.Path
-	rows []Row // with their keys encoded (rowKey), in Key
-	err  error
+	window chan<- struct{} // a token for each note sent
+	atts   []note.Path
+	rows   []Row // with their keys encoded (rowKey), in Key
+	err    error
 }
 
 // read runs records, sending notes to jobs and keeping the rest, until they end,
 // one is refused or ctx ends.
-func (in *rebuildInput) read(ctx context.Context, records iter.Seq2[Record, error], jobs chan<- Doc) error {
+func (in *rebuildInput) read(ctx context.Context, records iter.Seq2[Record, error], jobs chan<- rebuildJob) error {
 	seen := map[note.Path]bool{}
+	seq := 0
 	var rs rowSet
 	for r, err := range records {
 		if err != nil {
@@ -194,9 +208,15 @@ func (in *rebuildInput) read(ctx context.Context, records iter.Seq2[Record, erro
 				continue
 			}
 			select {
-			case jobs <- r:
+			case in.window <- struct{}{}:
 			case <-ctx.Done():
 				return nil // the consumer's error, or the caller's
+			}
+			select {
+			case jobs <- rebuildJob{seq: seq, doc: r}:
+				seq++
+			case <-ctx.Done():
+				return nil
 			}
 		case Row:
 			if r.Delete {
@@ -216,9 +236,20 @@ func (in *rebuildInput) read(ctx context.Context, records iter.Seq2[Record, erro
 	return nil
 }
 
+// rebuildWindow is how many notes a rebuild analyses ahead of the one it adds
+// next.
+const rebuildWindow = 256
+
+// rebuildJob is a note to analyse, seq its place among the records' notes.
+type rebuildJob struct {
+	seq int
+	doc Doc
+}
+
 // analysedDoc is a worker's output: everything the builder needs, in memory the
 // worker no longer touches.
 type analysedDoc struct {
+	seq      int     // rebuildJob.seq
 	node     nodeRec // without its contexts
 	contexts []byte  // encoded context record
 	rec      docRecord
@@ -247,13 +278,14 @@ func analyseForRebuild(da *docAnalyzer, d Doc) *analysedDoc {
 	return r
 }
 
-// bulkBuilder accumulates an index in memory: per term, where its finished blocks
-// are and the one being filled; the doc records; the link graph's node records.
-// The forward lists and stored texts go straight to their tables, since doc ids
-// rise in key order as the docs arrive; finished posting blocks and link contexts,
-// keyed by term and by path, to spill files they are read back from in key order.
+// bulkBuilder accumulates an index: the postings in sorted runs, the doc
+// records, the link graph's node records. The forward lists and stored texts go
+// straight to their tables, since doc ids rise in key order as the docs arrive;
+// postings (postingRuns) and link contexts, keyed by term and by path, to spill
+// files they are read back from in key order.
 type bulkBuilder struct {
-	terms  map[string]*termBuild
+	runs   *postingRuns // the postings, in sorted runs
+	nterms int          // distinct terms, once written
 	recs   []docRecord
 	stats  stats
 	tables *rebuildTables
@@ -268,14 +300,8 @@ type bulkBuilder struct {
 	ctxAt []spillSpan
 }
 
-type termBuild struct {
-	blocks []spillSpan // finished values, in tables.blocks
-	lasts  []uint32    // their last docs
-	cur    blockWriter
-}
-
-func newBulkBuilder(tables *rebuildTables) *bulkBuilder {
-	return &bulkBuilder{terms: make(map[string]*termBuild, 1<<16), tables: tables}
+func newBulkBuilder(tables *rebuildTables, runBytes int) *bulkBuilder {
+	return &bulkBuilder{runs: newPostingRuns(tables.blocks, runBytes), tables: tables}
 }
 
 func (b *bulkBuilder) add(r *analysedDoc) {
@@ -295,22 +321,7 @@ func (b *bulkBuilder) add(r *analysedDoc) {
 }
 
 // addPostings adds doc id's postings; ids come in increasing order for each term.
-func (b *bulkBuilder) addPostings(id uint32, entries []termEntry) {
-	for _, e := range entries {
-		tb := b.terms[e.term]
-		if tb == nil {
-			tb = &termBuild{}
-			b.terms[e.term] = tb
-		}
-		tb.cur.add(id, e.head, e.pos)
-		if tb.cur.count == blockFill {
-			b.vbuf = tb.cur.value(b.vbuf[:0])
-			tb.blocks = append(tb.blocks, b.tables.blocks.write(b.vbuf))
-			tb.lasts = append(tb.lasts, id)
-			tb.cur.reset()
-		}
-	}
-}
+func (b *bulkBuilder) addPostings(id uint32, entries []termEntry) { b.runs.add(id, entries) }
 
 // rebuildTables are the files a rebuild writes: four sstables it ingests
 // together and two spill files. Pebble ingests several tables at once only if
@@ -453,34 +464,10 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 	set([]byte(keyCommit), []byte(commit))
 	set([]byte(keyFormat), format)
 	set([]byte(keyStats), bld.stats.encode())
-	terms := make([]string, 0, len(bld.terms))
-	for term := range bld.terms {
-		terms = append(terms, term)
-	}
-	slices.Sort(terms)
-	var key, val []byte
-	for _, term := range terms {
-		tb := bld.terms[term]
-		for i, sp := range tb.blocks {
-			last := tb.lasts[i]
-			if i == len(tb.blocks)-1 && tb.cur.count == 0 {
-				last = lastBlock
-			}
-			key = termKey(key[:0], term, last)
-			val = t.blocks.read(val[:0], sp)
-			set(key, val)
-		}
-		if tb.cur.count > 0 {
-			key = termKey(key[:0], term, lastBlock)
-			val = tb.cur.value(val[:0])
-			set(key, val)
-		}
-		delete(bld.terms, term)
-	}
-	if err := t.blocks.err; err != nil {
-		return fmt.Errorf("posting blocks: %w", err)
-	}
 	var err error
+	if bld.nterms, err = bld.runs.merge(set); err != nil {
+		return fmt.Errorf("posting runs: %w", err)
+	}
 	for _, f := range t.all() {
 		if cerr := f.close(); err == nil {
 			err = cerr
