@@ -75,42 +75,46 @@ type inLine struct {
 }
 
 // inboundLines returns the lines of the field of node t, chosen by selectLines:
-// every resolved link to t from another note, its context line (line(id, i)
-// returns link i's of node id) or a typed edge's why. pub is the graph as seen
-// without the private notes (linkview's rule): the links that resolve to t there
-// give the public lines, so that the public view equals an index that never held
-// the private notes; the links that resolve to t only with the private notes
-// shown (theirs, and public ones their names pull to t) give the private lines.
-// A public link a private name makes ambiguous counts, to a caller who sees
-// private notes, where it resolves without them.
+// the text (refText) of every link inboundRefs names. line(id, i) returns link
+// i's context line of node id.
 func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) (string, error)) ([]inLine, error) {
 	var out []inLine
-	add := func(b backref, private bool) error {
-		if b.from == t {
-			return nil
-		}
-		n := g.nodes[b.from]
-		if n == nil || n.attachment {
-			return nil
-		}
-		l := &n.rec.links[b.link]
-		text := l.why
-		if l.kind != EdgeKindTyped {
-			var err error
-			if text, err = line(b.from, int(b.link)); err != nil {
-				return fmt.Errorf("context record %s: %w", n.rec.names.path, err)
-			}
+	err := g.inboundRefs(t, pub, func(b backref, private bool) error {
+		text, err := g.refText(b, line)
+		if err != nil {
+			return err
 		}
 		if strings.TrimSpace(text) != "" {
-			out = append(out, inLine{from: n.rec.names.path, text: text, private: private})
+			out = append(out, inLine{from: g.nodes[b.from].rec.names.path, text: text, private: private})
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return selectLines(out), nil
+}
+
+// inboundRefs calls fn for every link that enters the field of node t: every
+// resolved link to t from another note. pub is the graph as seen without the
+// private notes (linkview's rule): the links that resolve to t there give the
+// public lines, so that the public view equals an index that never held the
+// private notes; the links that resolve to t only with the private notes shown
+// (theirs, and public ones their names pull to t) give the private lines. A
+// public link a private name makes ambiguous counts, to a caller who sees
+// private notes, where it resolves without them.
+func (g *linkGraph) inboundRefs(t int32, pub *view, fn func(b backref, private bool) error) error {
+	visit := func(b backref, private bool) error {
+		if n := g.nodes[b.from]; b.from == t || n == nil || n.attachment {
+			return nil
+		}
+		return fn(b, private)
 	}
 	hidden := pub.hidden != nil && pub.hides(t)
 	if !hidden {
 		for _, b := range pub.in(t) {
-			if err := add(b, false); err != nil {
-				return nil, err
+			if err := visit(b, false); err != nil {
+				return err
 			}
 		}
 	}
@@ -119,12 +123,26 @@ func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) 
 			if !hidden && !pub.hides(b.from) && pub.out(b.from, int(b.link)).to == t {
 				continue // a public line
 			}
-			if err := add(b, true); err != nil {
-				return nil, err
+			if err := visit(b, true); err != nil {
+				return err
 			}
 		}
 	}
-	return selectLines(out), nil
+	return nil
+}
+
+// refText returns the text link b gives its target's field: a typed edge's why,
+// else its context line (line).
+func (g *linkGraph) refText(b backref, line func(id int32, i int) (string, error)) (string, error) {
+	n := g.nodes[b.from]
+	if l := &n.rec.links[b.link]; l.kind == EdgeKindTyped {
+		return l.why, nil
+	}
+	text, err := line(b.from, int(b.link))
+	if err != nil {
+		return "", fmt.Errorf("context record %s: %w", n.rec.names.path, err)
+	}
+	return text, nil
 }
 
 // markPublicTargets adds to marked the notes that links meeting keys (and the

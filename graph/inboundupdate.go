@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -45,29 +47,7 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, pub *view, marked m
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	recs := map[int32][]string{} // decoded context records, by node
-	line := func(id int32, i int) (string, error) {
-		cs, ok := recs[id]
-		if !ok {
-			p := lg.nodes[id].rec.names.path
-			b, ok := u.ctx[p]
-			if !ok {
-				var err error
-				if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
-					return "", err
-				}
-			}
-			var err error
-			if cs, err = decodeContexts(b); err != nil {
-				return "", err
-			}
-			recs[id] = cs
-		}
-		if i < len(cs) {
-			return cs[i], nil
-		}
-		return "", nil
-	}
+	line := u.contextLines(lg, true)
 	da := newDocAnalyzer(u.ix.an)
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
@@ -86,17 +66,21 @@ func (u *update) inbound(ctx context.Context, lg *linkGraph, pub *view, marked m
 // the batch can re-resolve point without the private notes, before the batch
 // and after it: a private note's name can make a public link ambiguous, and a
 // note put can change privacy, so a public line can move while the graph's own
-// resolution stays.
-func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bool, *view) {
+// resolution stays. A note the notes put linked to before the batch whose
+// field's inputs (fieldInputs) are the same after it is left out: editing a hub
+// without touching its linking lines works out none of its targets' fields.
+func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bool, *view, error) {
 	var keys []string
 	paths := slices.Clone(remove)
 	for _, p := range remove {
 		keys = append(keys, lg.res.keysOf(p)...)
 	}
+	put := make(map[note.Path]bool, len(u.nodes))
 	for i := range u.nodes {
 		nn := u.nodes[i].names
 		keys = append(append(keys, lg.res.keysOf(nn.path)...), keysOfNames(nn)...)
 		paths = append(paths, nn.path)
+		put[nn.path] = true
 	}
 	for _, p := range u.atts {
 		e := fileEntry(p)
@@ -105,14 +89,148 @@ func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bo
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	before := map[note.Path]bool{}
-	lg.markPublicTargets(lg.view(u.privateNotes(false)), keys, paths, before)
+	old := lg.view(u.privateNotes(false))
+	lg.markPublicTargets(old, keys, paths, before)
+	inputs, err := u.targetInputs(lg, old, put)
+	if err != nil {
+		return nil, nil, err
+	}
 	marked := lg.apply(u.nodes, u.atts, remove)
 	pub := lg.view(u.privateNotes(true))
 	lg.markPublicTargets(pub, keys, paths, marked)
 	for p := range before {
 		marked[p] = true
 	}
-	return marked, pub
+	line := u.contextLines(lg, true)
+	for t, was := range inputs {
+		n := lg.nodes[t]
+		if n == nil || !marked[n.rec.names.path] {
+			continue
+		}
+		now, err := lg.fieldInputs(t, pub, put, line)
+		if err != nil {
+			return nil, nil, corrupt(err)
+		}
+		if slices.Equal(was, now) {
+			delete(marked, n.rec.names.path)
+		}
+	}
+	return marked, pub, nil
+}
+
+// targetInputs returns, before the batch is applied to lg, the inputs
+// (fieldInputs) of the field of every note a note in put links to, in the graph
+// or in pub, the graph as seen without the private notes before the batch; the
+// notes put themselves are left out (their fields are worked out anyway).
+func (u *update) targetInputs(lg *linkGraph, pub *view, put map[note.Path]bool) (map[int32][]fieldInput, error) {
+	line := u.contextLines(lg, false)
+	out := map[int32][]fieldInput{}
+	add := func(t int32) error {
+		if t < 0 {
+			return nil
+		}
+		if _, ok := out[t]; ok {
+			return nil
+		}
+		if n := lg.nodes[t]; n.attachment || put[n.rec.names.path] {
+			return nil
+		}
+		in, err := lg.fieldInputs(t, pub, put, line)
+		if err != nil {
+			return corrupt(err)
+		}
+		out[t] = in
+		return nil
+	}
+	for p := range put {
+		id, n, ok := lg.node(p)
+		if !ok || n.attachment {
+			continue
+		}
+		for i, r := range n.out {
+			if err := add(r.to); err != nil {
+				return nil, err
+			}
+			if pub.hidden != nil && !pub.hides(id) {
+				if err := add(pub.out(id, i).to); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// fieldInput is one link that enters a note's inbound field, as catch-up
+// compares a field's inputs before and after a batch: a link of a note the batch
+// puts by its source and text (both may change), any other by its node and link
+// (its text cannot change: its context record and edges stay).
+type fieldInput struct {
+	from    int32 // -1 for a link of a note put
+	link    int32
+	path    note.Path
+	text    string
+	private bool
+}
+
+// fieldInputs returns the inputs of node t's field (inboundRefs), sorted: the
+// field is a function of them, as long as the notes not in put stay.
+func (g *linkGraph) fieldInputs(t int32, pub *view, put map[note.Path]bool, line func(int32, int) (string, error)) ([]fieldInput, error) {
+	var out []fieldInput
+	err := g.inboundRefs(t, pub, func(b backref, private bool) error {
+		in := fieldInput{from: b.from, link: b.link, private: private}
+		if p := g.nodes[b.from].rec.names.path; put[p] {
+			text, err := g.refText(b, line)
+			if err != nil {
+				return err
+			}
+			in = fieldInput{from: -1, link: -1, path: p, text: text, private: private}
+		}
+		out = append(out, in)
+		return nil
+	})
+	slices.SortFunc(out, func(a, b fieldInput) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.link, b.link), strings.Compare(string(a.path), string(b.path)),
+			strings.Compare(a.text, b.text), cmp.Compare(b2i(a.private), b2i(b.private)))
+	})
+	return out, err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// contextLines returns a func that returns link i's context line of node id of
+// lg ("" past the record's end), decoding each context record once: after the batch (the
+// batch's records for the notes put, else the index's), or before it (the
+// index's).
+func (u *update) contextLines(lg *linkGraph, after bool) func(id int32, i int) (string, error) {
+	recs := map[int32][]string{} // decoded context records, by node
+	return func(id int32, i int) (string, error) {
+		cs, ok := recs[id]
+		if !ok {
+			p := lg.nodes[id].rec.names.path
+			b, ok := u.ctx[p]
+			if !ok || !after {
+				var err error
+				if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
+					return "", err
+				}
+			}
+			var err error
+			if cs, err = decodeContexts(b); err != nil {
+				return "", err
+			}
+			recs[id] = cs
+		}
+		if i < len(cs) {
+			return cs[i], nil
+		}
+		return "", nil
+	}
 }
 
 // privateNotes returns the private notes as a Hidden: as indexed before the
