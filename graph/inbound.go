@@ -44,6 +44,9 @@ const (
 	// maxInboundLines caps the lines of each class (public, private) a note's
 	// inbound field keeps.
 	maxInboundLines = 32
+	// maxInboundStems bounds the words a pooled search scratch's stemmer keeps
+	// for inboundLine between searches.
+	maxInboundStems = 1 << 14
 	// hubLinks is how many links make a note's context record worth keeping
 	// decoded during a rebuild.
 	hubLinks = 16
@@ -488,7 +491,10 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		for _, w := range se.pl.words[:se.pl.orig] {
 			se.inWant[w.term] = true
 		}
-		se.inStem = se.ix.an.newStemmer()
+		if se.s.stem == nil || len(se.s.stem.cache) > maxInboundStems {
+			se.s.stem = se.ix.an.newStemmer()
+		}
+		se.inStem = se.s.stem
 	}
 	var seen []string
 	var best *InboundLine
@@ -513,6 +519,9 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		})
 		if len(seen) > bestN {
 			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
+			if bestN == len(se.inWant) {
+				break // no later line holds more
+			}
 		}
 	}
 	return best, nil
