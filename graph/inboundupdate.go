@@ -176,7 +176,7 @@ type fieldInput struct {
 // fieldInputs returns the inputs of node t's field (inboundRefs), sorted: the
 // field is a function of them, as long as the notes not in put stay.
 func (g *linkGraph) fieldInputs(t int32, pub *view, put map[note.Path]bool, line func(int32, int) (string, error)) ([]fieldInput, error) {
-	var out []fieldInput
+	out := make([]fieldInput, 0, len(g.in[t]))
 	err := g.inboundRefs(t, pub, func(b backref, private bool) error {
 		in := fieldInput{from: b.from, link: b.link, private: private}
 		if p := g.nodes[b.from].rec.names.path; put[p] {
