@@ -44,6 +44,9 @@ const (
 	// maxInboundLines caps the lines of each class (public, private) a note's
 	// inbound field keeps.
 	maxInboundLines = 32
+	// maxInboundStems bounds the words a pooled search scratch's stemmer keeps
+	// for inboundLine between searches.
+	maxInboundStems = 1 << 14
 	// hubLinks is how many links make a note's context record worth keeping
 	// decoded during a rebuild.
 	hubLinks = 16
@@ -75,42 +78,46 @@ type inLine struct {
 }
 
 // inboundLines returns the lines of the field of node t, chosen by selectLines:
-// every resolved link to t from another note, its context line (line(id, i)
-// returns link i's of node id) or a typed edge's why. pub is the graph as seen
-// without the private notes (linkview's rule): the links that resolve to t there
-// give the public lines, so that the public view equals an index that never held
-// the private notes; the links that resolve to t only with the private notes
-// shown (theirs, and public ones their names pull to t) give the private lines.
-// A public link a private name makes ambiguous counts, to a caller who sees
-// private notes, where it resolves without them.
+// the text (refText) of every link inboundRefs names. line(id, i) returns link
+// i's context line of node id.
 func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) (string, error)) ([]inLine, error) {
 	var out []inLine
-	add := func(b backref, private bool) error {
-		if b.from == t {
-			return nil
-		}
-		n := g.nodes[b.from]
-		if n == nil || n.attachment {
-			return nil
-		}
-		l := &n.rec.links[b.link]
-		text := l.why()
-		if !l.typed() {
-			var err error
-			if text, err = line(b.from, int(b.link)); err != nil {
-				return fmt.Errorf("context record %s: %w", n.rec.names.path, err)
-			}
+	err := g.inboundRefs(t, pub, func(b backref, private bool) error {
+		text, err := g.refText(b, line)
+		if err != nil {
+			return err
 		}
 		if strings.TrimSpace(text) != "" {
-			out = append(out, inLine{from: n.rec.names.path, text: text, private: private})
+			out = append(out, inLine{from: g.nodes[b.from].rec.names.path, text: text, private: private})
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return selectLines(out), nil
+}
+
+// inboundRefs calls fn for every link that enters the field of node t: every
+// resolved link to t from another note. pub is the graph as seen without the
+// private notes (linkview's rule): the links that resolve to t there give the
+// public lines, so that the public view equals an index that never held the
+// private notes; the links that resolve to t only with the private notes shown
+// (theirs, and public ones their names pull to t) give the private lines. A
+// public link a private name makes ambiguous counts, to a caller who sees
+// private notes, where it resolves without them.
+func (g *linkGraph) inboundRefs(t int32, pub *view, fn func(b backref, private bool) error) error {
+	visit := func(b backref, private bool) error {
+		if n := g.nodes[b.from]; b.from == t || n == nil || n.attachment {
+			return nil
+		}
+		return fn(b, private)
 	}
 	hidden := pub.hidden != nil && pub.hides(t)
 	if !hidden {
 		for _, b := range pub.in(t) {
-			if err := add(b, false); err != nil {
-				return nil, err
+			if err := visit(b, false); err != nil {
+				return err
 			}
 		}
 	}
@@ -119,12 +126,26 @@ func (g *linkGraph) inboundLines(t int32, pub *view, line func(id int32, i int) 
 			if !hidden && !pub.hides(b.from) && pub.out(b.from, int(b.link)).to == t {
 				continue // a public line
 			}
-			if err := add(b, true); err != nil {
-				return nil, err
+			if err := visit(b, true); err != nil {
+				return err
 			}
 		}
 	}
-	return selectLines(out), nil
+	return nil
+}
+
+// refText returns the text link b gives its target's field: a typed edge's why,
+// else its context line (line).
+func (g *linkGraph) refText(b backref, line func(id int32, i int) (string, error)) (string, error) {
+	n := g.nodes[b.from]
+	if l := &n.rec.links[b.link]; l.typed() {
+		return l.why(), nil
+	}
+	text, err := line(b.from, int(b.link))
+	if err != nil {
+		return "", fmt.Errorf("context record %s: %w", n.rec.names.path, err)
+	}
+	return text, nil
 }
 
 // markPublicTargets adds to marked the notes that links meeting keys (and the
@@ -367,234 +388,6 @@ func decodeInbound(b []byte) (inboundRec, error) {
 	return r, nil
 }
 
-// dropInbound drops the inbound postings and record of doc id, being removed.
-func (u *update) dropInbound(id uint32) error {
-	b, err := u.ix.get(docKey(prefixIn, id))
-	if err != nil || b == nil {
-		return err
-	}
-	r, err := decodeInbound(b)
-	if err != nil {
-		return corrupt(err)
-	}
-	for _, t := range r.terms {
-		u.changes[t.term] = append(u.changes[t.term], change{doc: id})
-	}
-	u.b.Delete(docKey(prefixIn, id), nil)
-	return nil
-}
-
-// inbound works out again the inbound field of every note put and every note
-// marked (lg.apply's answer) that is indexed after the batch, and adds what
-// changed to the batch: postings, inbound record, doc record and stats. lg is the
-// graph after the batch; context records come from the batch for the notes put,
-// else from the index.
-func (u *update) inbound(ctx context.Context, lg *linkGraph, pub *view, marked map[note.Path]bool) error {
-	putAt := make(map[note.Path]int, len(u.puts))
-	for i, p := range u.puts {
-		putAt[p.rec.path] = i
-		marked[p.rec.path] = true
-	}
-	paths := make([]note.Path, 0, len(marked))
-	for p := range marked {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	recs := map[int32][]string{} // decoded context records, by node
-	line := func(id int32, i int) (string, error) {
-		cs, ok := recs[id]
-		if !ok {
-			p := lg.nodes[id].rec.names.path
-			b, ok := u.ctx[p]
-			if !ok {
-				var err error
-				if b, err = u.ix.get(nodeKey(prefixContext, p)); err != nil {
-					return "", err
-				}
-			}
-			var err error
-			if cs, err = decodeContexts(b); err != nil {
-				return "", err
-			}
-			recs[id] = cs
-		}
-		if i < len(cs) {
-			return cs[i], nil
-		}
-		return "", nil
-	}
-	da := newDocAnalyzer(u.ix.an)
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := u.inboundOf(p, putAt, lg, pub, da, line); err != nil {
-			return fmt.Errorf("inbound field of %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// applyGraph brings lg to the batch (lg.apply) and returns the notes whose
-// inbound field may change, with the graph as seen without the private notes
-// after the batch. Beyond the notes apply marks, those are the notes where links
-// the batch can re-resolve point without the private notes, before the batch
-// and after it: a private note's name can make a public link ambiguous, and a
-// note put can change privacy, so a public line can move while the graph's own
-// resolution stays.
-func (u *update) applyGraph(lg *linkGraph, remove []note.Path) (map[note.Path]bool, *view) {
-	var keys []string
-	paths := slices.Clone(remove)
-	for _, p := range remove {
-		keys = append(keys, lg.res.keysOf(p)...)
-	}
-	for i := range u.nodes {
-		nn := u.nodes[i].names
-		keys = append(append(keys, lg.res.keysOf(nn.path)...), keysOfNames(nn)...)
-		paths = append(paths, nn.path)
-	}
-	for _, p := range u.atts {
-		e := fileEntry(p)
-		keys = append(keys, e.keys()...)
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	before := map[note.Path]bool{}
-	lg.markPublicTargets(lg.view(u.privateNotes(false)), keys, paths, before)
-	marked := lg.apply(u.nodes, u.atts, remove)
-	pub := lg.view(u.privateNotes(true))
-	lg.markPublicTargets(pub, keys, paths, marked)
-	for p := range before {
-		marked[p] = true
-	}
-	return marked, pub
-}
-
-// privateNotes returns the private notes as a Hidden: as indexed before the
-// batch, or after it; nil when there are none.
-func (u *update) privateNotes(after bool) Hidden {
-	var put map[note.Path]bool
-	some := false
-	if after {
-		put = make(map[note.Path]bool, len(u.puts))
-		for _, p := range u.puts {
-			put[p.rec.path] = p.rec.private
-			some = some || p.rec.private
-		}
-	}
-	if u.dt.pub.docs != u.dt.stats.docs { // private docs before the batch
-		for d := range u.dt.docs {
-			if some {
-				break
-			}
-			r := &u.dt.docs[d]
-			_, reput := put[r.path]
-			some = r.live && r.private && !(after && (u.removed[uint32(d)] || reput))
-		}
-	}
-	if !some {
-		return nil
-	}
-	return func(p note.Path) bool {
-		if private, ok := put[p]; ok {
-			return private
-		}
-		d, ok := u.dt.byPath[p]
-		return ok && u.dt.docs[d].private
-	}
-}
-
-// inboundOf brings the inbound field of the note at p, if indexed after the
-// batch, to lg (see inbound).
-func (u *update) inboundOf(p note.Path, putAt map[note.Path]int, lg *linkGraph, pub *view, da *docAnalyzer,
-	line func(int32, int) (string, error)) error {
-	var id uint32
-	var rec docRecord
-	var counted [2]uint32 // what u.st counts of its inbound lengths
-	i, put := putAt[p]
-	switch d, ok := u.dt.byPath[p]; {
-	case put:
-		id, rec = u.puts[i].id, u.puts[i].rec
-	case ok && !u.removed[d]:
-		id, rec = d, u.dt.record(d)
-		counted = rec.in
-	default:
-		return nil
-	}
-	var lines []inLine
-	if nid, n, ok := lg.node(p); ok && !n.attachment {
-		var err error
-		if lines, err = lg.inboundLines(nid, pub, line); err != nil {
-			return corrupt(err)
-		}
-	}
-	var old inboundRec
-	existed := int(id) < len(u.dt.docs) && u.dt.docs[id].live // indexed before, under this id
-	if existed {
-		b, err := u.ix.get(docKey(prefixIn, id))
-		if err != nil {
-			return err
-		}
-		if b != nil {
-			if old, err = decodeInbound(b); err != nil {
-				return corrupt(err)
-			}
-		}
-	}
-	if existed && slices.Equal(old.lines, lines) {
-		// The same lines: the same postings, record and lengths. Only a note put
-		// again needs its lengths back in its doc record and the stats.
-		if !put {
-			return nil
-		}
-		rec.in = u.dt.docs[id].in
-		for k := range u.st.in {
-			u.st.in[k] += uint64(rec.in[k])
-		}
-		u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
-		u.puts[i].rec = rec
-		return nil
-	}
-	ai := analyseInbound(da, lines)
-	keep := make(map[string]uint32, len(old.terms))
-	for _, t := range old.terms {
-		keep[t.term] = t.hash
-	}
-	for _, e := range ai.entries {
-		h, ok := keep[e.term]
-		delete(keep, e.term)
-		if ok && h == entryHash(e) {
-			continue
-		}
-		u.changes[e.term] = append(u.changes[e.term], change{doc: id, put: true, head: e.head, pos: e.pos})
-	}
-	for t := range keep {
-		u.changes[t] = append(u.changes[t], change{doc: id})
-	}
-	if len(ai.lines) == 0 {
-		if len(old.lines) > 0 {
-			u.b.Delete(docKey(prefixIn, id), nil)
-		}
-	} else if !slices.Equal(old.lines, ai.lines) {
-		u.buf = ai.encode(u.buf[:0])
-		u.b.Set(docKey(prefixIn, id), u.buf, nil)
-	}
-	for k := range u.st.in {
-		u.st.in[k] += uint64(ai.lens[k]) - uint64(counted[k])
-	}
-	if !put && rec.in == ai.lens {
-		return nil
-	}
-	rec.in = ai.lens
-	u.b.Set(docKey(prefixDoc, id), rec.encode(), nil)
-	if put {
-		u.puts[i].rec = rec
-	} else {
-		u.puts = append(u.puts, putDoc{id, rec})
-	}
-	return nil
-}
-
 // inboundAll adds every note's inbound field to a rebuild: lg is the graph of
 // bld's notes (node i is doc i). Fields are analysed on all cores, a run of docs
 // at a time, and added in doc order.
@@ -698,7 +491,10 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		for _, w := range se.pl.words[:se.pl.orig] {
 			se.inWant[w.term] = true
 		}
-		se.inStem = se.ix.an.newStemmer()
+		if se.s.stem == nil || len(se.s.stem.cache) > maxInboundStems {
+			se.s.stem = se.ix.an.newStemmer()
+		}
+		se.inStem = se.s.stem
 	}
 	var seen []string
 	var best *InboundLine
@@ -723,6 +519,9 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		})
 		if len(seen) > bestN {
 			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
+			if bestN == len(se.inWant) {
+				break // no later line holds more
+			}
 		}
 	}
 	return best, nil

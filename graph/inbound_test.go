@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -113,6 +114,67 @@ func TestSearch_InboundFollowsLinker(t *testing.T) {
 	}
 	if got := paths(search(t, ix, "quibblequest", graph.SearchOptions{})); len(got) != 0 {
 		t.Errorf("quibblequest after the linker went: %v", got)
+	}
+}
+
+// TestSearch_InboundEditedLinker: catch-up leaves alone the fields of the notes
+// an edited note links to when its linking lines stay, and only then: each step
+// (a line added after the link, the linker made public and private again with
+// the same text, its linking line changed) answers, hiding private notes and
+// showing them, as an index rebuilt with the same notes.
+func TestSearch_InboundEditedLinker(t *testing.T) {
+	ctx := context.Background()
+	diary := inboundVault["private/diary.md"]
+	questions := inboundVault["faq/questions.md"]
+	steps := []struct {
+		name    string
+		path    string
+		text    string
+		private bool
+	}{
+		{"diary: a line added", "private/diary.md", diary + "\nLater: nothing new.\n", true},
+		{"diary made public", "private/diary.md", diary + "\nLater: nothing new.\n", false},
+		{"diary made private again", "private/diary.md", diary + "\nLater: nothing new.\n", true},
+		{"questions: a line added", "faq/questions.md", questions + "\nMore questions soon.\n", false},
+		{"questions: the linking line changed", "faq/questions.md", strings.Replace(questions, "getting your money back", "a zorblax refund", 1), false},
+	}
+	ix, _ := openIndex(t, inboundOn())
+	live, private := map[string]string{}, map[string]bool{}
+	for p, text := range inboundVault {
+		live[p], private[p] = text, strings.HasPrefix(p, "private/")
+	}
+	docs := func(notes map[string]string) []graph.Doc {
+		ds := mkDocs(t, notes)
+		for i := range ds {
+			ds[i].Private = private[string(ds[i].Path)]
+		}
+		return ds
+	}
+	if err := ix.Update(ctx, graph.DocBatch("c0", docs(live), nil)); err != nil {
+		t.Fatal(err)
+	}
+	for c, s := range steps {
+		live[s.path], private[s.path] = s.text, s.private
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c+1), docs(map[string]string{s.path: s.text}), nil)); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt, _ := openIndex(t, inboundOn())
+		if err := rebuilt.Rebuild(ctx, "r", graph.DocRecords(seq(docs(live))), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"zorblax", "money back", "refund", "asked today", "getting"} {
+			for _, hide := range []bool{false, true} {
+				o := graph.SearchOptions{HidePrivate: hide}
+				got, want := search(t, ix, q, o), search(t, rebuilt, q, o)
+				if got.Total != want.Total || !reflect.DeepEqual(got.Hits, want.Hits) {
+					t.Errorf("%s: %q (hiding private notes %v): total %d incremental, %d rebuilt%s", s.name, q, hide, got.Total, want.Total, firstHitDiff(got.Hits, want.Hits))
+				}
+			}
+		}
+	}
+	// The last step's word reached the target's field.
+	if got := paths(search(t, ix, "zorblax", graph.SearchOptions{HidePrivate: true})); !sameSet(got, "billing/refund.md", "faq/questions.md") {
+		t.Errorf("zorblax hiding private notes after the last step: %v", got)
 	}
 }
 

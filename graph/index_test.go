@@ -125,8 +125,11 @@ func TestIndex_Update(t *testing.T) {
 
 // TestIndex_UpdateEqualsRebuild applies many random commits (puts, re-puts,
 // removes, large enough to split posting blocks; the last one large enough to be
-// analysed and merged in parallel) and checks that the index then answers
-// exactly like one rebuilt from scratch with the same notes.
+// analysed and merged in parallel) and checks, every eighth commit and after
+// the last, that the index answers exactly like one rebuilt from scratch with
+// the same notes, showing private notes and hiding them. Some re-puts keep every linking line (a line appended,
+// or only the note's privacy flipped: catch-up may skip its targets' inbound
+// fields only when their lines stay) and some change one linking line.
 func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -159,8 +162,34 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 		}
 		return b.String() + "\n"
 	}
+	// edit re-puts a live note: a line appended, or a word added to its first
+	// linking line (each a third of the time; else it is returned as it is).
+	edit := func(text string, c int) string {
+		switch rng.IntN(3) {
+		case 0:
+			return text + fmt.Sprintf("edited v%d %s\n", c, vocab[rng.IntN(len(vocab))])
+		case 1:
+			lines := strings.Split(text, "\n")
+			for k, l := range lines {
+				if !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "  ") && (strings.Contains(l, "[[") || strings.Contains(l, "](")) {
+					lines[k] = l + vocab[rng.IntN(len(vocab))] + " "
+					break
+				}
+			}
+			return strings.Join(lines, "\n")
+		}
+		return text
+	}
 	ix, _ := openIndex(t, inboundOn())
-	live := map[string]string{}
+	live, private := map[string]string{}, map[string]bool{}
+	docs := func(notes map[string]string) []graph.Doc {
+		ds := mkDocs(t, notes)
+		for i := range ds {
+			ds[i].Private = private[string(ds[i].Path)]
+		}
+		return ds
+	}
+	inbound := 0 // hits the inbound field scored for
 	for c := range 40 {
 		put := map[string]string{}
 		var rm []note.Path
@@ -178,46 +207,68 @@ func TestIndex_UpdateEqualsRebuild(t *testing.T) {
 				}
 				continue
 			}
-			put[p] = mkNote(i, c)
+			switch text, ok := live[p]; {
+			case ok && rng.IntN(2) == 0:
+				put[p] = edit(text, c)
+				if put[p] == text {
+					private[p] = !private[p]
+				}
+			default:
+				put[p] = mkNote(i, c)
+				private[p] = rng.IntN(5) == 0
+			}
 			live[p] = put[p]
 		}
 		rm = slices.DeleteFunc(rm, func(p note.Path) bool { _, ok := put[string(p)]; return ok })
-		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c), mkDocs(t, put), rm)); err != nil {
+		if err := ix.Update(ctx, graph.DocBatch(fmt.Sprintf("c%d", c), docs(put), rm)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	fresh, _ := openIndex(t, inboundOn())
-	if err := fresh.Rebuild(ctx, "c39", graph.DocRecords(seq(mkDocs(t, live))), nil); err != nil {
-		t.Fatal(err)
-	}
-	if ix.Len() != len(live) || fresh.Len() != len(live) {
-		t.Fatalf("len %d and %d, want %d", ix.Len(), fresh.Len(), len(live))
-	}
-	inbound := 0 // hits the inbound field scored for
-	for _, q := range append(vocab, "alpha beta", `"hash ring"`, "tag:t3", "tag:t3 bloom", "gamma -delta", "heading", "note v39", "lamb", "explains", "n17") {
-		a := search(t, ix, q, graph.SearchOptions{Limit: 1000})
-		b := search(t, fresh, q, graph.SearchOptions{Limit: 1000})
-		for _, h := range a.Hits {
-			if h.Inbound != nil {
-				inbound++
-			}
-		}
-		if a.Total != b.Total {
-			t.Errorf("%q: total %d incremental vs %d rebuilt", q, a.Total, b.Total)
-			continue
-		}
-		for i := range a.Hits {
-			ha, hb := a.Hits[i], b.Hits[i]
-			if ha.Path != hb.Path || fmt.Sprintf("%.9f", ha.Score) != fmt.Sprintf("%.9f", hb.Score) || ha.Snippet != hb.Snippet || ha.Line != hb.Line ||
-				!reflect.DeepEqual(ha.Inbound, hb.Inbound) {
-				t.Errorf("%q hit %d: %s %.6f %q vs %s %.6f %q", q, i, ha.Path, ha.Score, ha.Snippet, hb.Path, hb.Score, hb.Snippet)
-				break
-			}
+		if c%8 == 7 || c == 39 { // a field left wrong is caught before a later commit mends it
+			inbound += compareRebuilt(t, ix, c, docs(live), vocab)
 		}
 	}
 	if inbound == 0 {
 		t.Error("no hit was scored by the inbound field: the test shows nothing about it")
 	}
+}
+
+// compareRebuilt checks that ix answers the queries of TestIndex_UpdateEqualsRebuild
+// (over vocab), hiding private notes and showing them, like an index rebuilt
+// from live after commit c, and returns how many hits the inbound field scored.
+func compareRebuilt(t *testing.T, ix *graph.Index, c int, live []graph.Doc, vocab []string) int {
+	t.Helper()
+	fresh, _ := openIndex(t, inboundOn())
+	if err := fresh.Rebuild(context.Background(), "r", graph.DocRecords(seq(live)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != len(live) || fresh.Len() != len(live) {
+		t.Fatalf("after c%d: len %d and %d, want %d", c, ix.Len(), fresh.Len(), len(live))
+	}
+	inbound := 0
+	for _, q := range append(vocab, "alpha beta", `"hash ring"`, "tag:t3", "tag:t3 bloom", "gamma -delta", "heading", "note v39", "lamb", "explains", "n17", "edited") {
+		for _, hide := range []bool{false, true} {
+			a := search(t, ix, q, graph.SearchOptions{Limit: 1000, HidePrivate: hide})
+			b := search(t, fresh, q, graph.SearchOptions{Limit: 1000, HidePrivate: hide})
+			for _, h := range a.Hits {
+				if h.Inbound != nil {
+					inbound++
+				}
+			}
+			if a.Total != b.Total {
+				t.Errorf("after c%d: %q (hide %v): total %d incremental vs %d rebuilt", c, q, hide, a.Total, b.Total)
+				continue
+			}
+			for i := range a.Hits {
+				ha, hb := a.Hits[i], b.Hits[i]
+				if ha.Path != hb.Path || fmt.Sprintf("%.9f", ha.Score) != fmt.Sprintf("%.9f", hb.Score) || ha.Snippet != hb.Snippet || ha.Line != hb.Line ||
+					!reflect.DeepEqual(ha.Inbound, hb.Inbound) {
+					t.Errorf("after c%d: %q (hide %v) hit %d: %s %.6f %q vs %s %.6f %q", c, q, hide, i, ha.Path, ha.Score, ha.Snippet, hb.Path, hb.Score, hb.Snippet)
+					break
+				}
+			}
+		}
+	}
+	return inbound
 }
 
 func TestIndex_Rebuild_Error(t *testing.T) {

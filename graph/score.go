@@ -25,6 +25,7 @@ type searchScratch struct {
 	cands []uint32  // docs with a score
 	touch []uint32  // docs touched by the current word
 	pos   []uint32
+	stem  *stemmer // inboundLine's: its cache outlives one search
 }
 
 func (ix *Index) getScratch(n int) *searchScratch {
@@ -85,7 +86,8 @@ type searcher struct {
 	n      float64 // live docs
 
 	// inWant and inStem pick a hit's inbound line (inboundLine): the query's own
-	// words, and a stemmer; made for the first hit that needs them.
+	// words, and a stemmer (the pooled scratch's); set for the first hit that
+	// needs them.
 	inWant map[string]bool
 	inStem *stemmer
 

@@ -210,13 +210,16 @@ func (u *update) publish(ctx context.Context, commit string, remove []note.Path)
 	if err != nil {
 		return fmt.Errorf("update index: %w", err)
 	}
-	marked, pub := u.applyGraph(lg, remove)
 	done := false
 	defer func() {
 		if !done {
 			ix.links = &lazyGraph{load: ix.loadLinks}
 		}
 	}()
+	marked, pub, err := u.applyGraph(lg, remove)
+	if err != nil {
+		return fmt.Errorf("update index: %w", err)
+	}
 	if err := u.inbound(ctx, lg, pub, marked); err != nil {
 		return fmt.Errorf("update index: %w", err)
 	}
