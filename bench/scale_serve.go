@@ -18,8 +18,11 @@ const (
 	observeWait = 30 * time.Second
 )
 
+// MaxCatchUpRounds is how many catch-up rounds a run can time (one marker each).
+const MaxCatchUpRounds = 9
+
 // scaleMarkers are made-up words, none a prefix of another, one per catch-up round.
-var scaleMarkers = []string{"quorbixant", "zelfrimmot", "vantroglid", "kribbosunt", "wuffelpandor",
+var scaleMarkers = [MaxCatchUpRounds]string{"quorbixant", "zelfrimmot", "vantroglid", "kribbosunt", "wuffelpandor",
 	"plimstaveg", "drozzelkirn", "yaffroscule", "gnurpelvist"}
 
 // serving starts norn serve on work and measures it idle, a hand edit, catch-up

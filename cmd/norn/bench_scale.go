@@ -54,6 +54,9 @@ func runBenchScale(ctx context.Context, e *env, g *globals, args []string) error
 	if err := inRange("searches", *searches, 1, 1_000_000); err != nil {
 		return err
 	}
+	if err := inRange("catchup-rounds", *catchUps, 0, bench.MaxCatchUpRounds); err != nil {
+		return err
+	}
 	if *warm < 0 || *idleWin <= 0 {
 		return usagef("--warm must be 0 or more and --idle more than 0")
 	}
