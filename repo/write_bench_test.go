@@ -48,10 +48,11 @@ func seedVault(b *testing.B, n int) string {
 
 // BenchmarkWrite measures one durable write (commit, fsync, ref, working tree, git
 // index) of a 1 KiB note, sequentially and with 8 concurrent writers, against the git
-// CLI doing the same change with `git add` + `git commit`.
+// CLI doing the same change with `git add` + `git commit`, at 1,000 and 10,000
+// notes (and 100,000 with NORN_BENCH_100K).
 func BenchmarkWrite(b *testing.B) {
 	body := strings.Repeat("the quick brown fox jumps over the lazy dog ", 23)
-	for _, n := range []int{1000, 10000} {
+	for _, n := range benchSizes() {
 		dir := seedVault(b, n)
 		for _, name := range []string{"norn", "norn-observer"} {
 			benchWriteNorn(b, dir, n, name, body)
