@@ -56,6 +56,9 @@ type ScaleSize struct {
 	CatchUpMS       []float64 `json:"catchup_ms"`
 	CatchUpMedianMS float64   `json:"catchup_median_ms"`
 	CatchUpFound    []int     `json:"catchup_found"`
+	// CatchUpCPUMS is the server's CPU (user + system) over each round's wait: a
+	// figure the load of other processes inflates far less than the wall time.
+	CatchUpCPUMS []float64 `json:"catchup_server_cpu_ms"`
 	// Searches through the local endpoint (the query set, cycled), their p50, and
 	// the server's RSS after them.
 	Searches         int     `json:"searches"`

@@ -66,11 +66,12 @@ func serving(ctx context.Context, o ScaleOptions, s *ScaleSize, work string, not
 	}
 	o.Progress("%d notes: catch-up after %d hand commits of %d notes", s.Notes, o.CatchUpRounds, s.CatchUpNotes)
 	for r := range min(o.CatchUpRounds, len(scaleMarkers)) {
-		d, found, err := handCommit(ctx, o, gitDir, work, notes[1:], r, s.CatchUpNotes)
+		d, cpu, found, err := handCommit(ctx, o, srv.pid(), gitDir, work, notes[1:], r, s.CatchUpNotes)
 		if err != nil {
 			return err
 		}
 		s.CatchUpMS, s.CatchUpFound = append(s.CatchUpMS, d), append(s.CatchUpFound, found)
+		s.CatchUpCPUMS = append(s.CatchUpCPUMS, cpu)
 	}
 	if len(s.CatchUpMS) > 0 {
 		c := slices.Clone(s.CatchUpMS)
@@ -155,42 +156,49 @@ func handEdit(ctx context.Context, work, path string) (float64, error) {
 
 // handCommit appends round r's marker to k notes, commits them with the git CLI,
 // and returns the time from the commit's end until a search through the server
-// finds all k by the marker, and how many it found then.
-func handCommit(ctx context.Context, o ScaleOptions, gitDir, work string, notes []string, r, k int) (float64, int, error) {
+// (process pid) finds all k by the marker, the server's CPU meanwhile, and how many
+// it found then.
+func handCommit(ctx context.Context, o ScaleOptions, pid int, gitDir, work string, notes []string, r, k int) (wallMS, cpuMS float64, found int, err error) {
 	marker := scaleMarkers[r]
 	paths := make([]string, 0, k)
 	for i := range k {
 		p := notes[(r*k+i)%len(notes)]
 		f, err := os.OpenFile(filepath.Join(work, p), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		_, err = f.WriteString("\nscale edit " + marker + "\n")
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		paths = append(paths, p)
 	}
 	if _, err := gitIn(ctx, work, append([]string{"add", "--"}, paths...)...); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if _, err := gitIn(ctx, work, "commit", "-q", "-m", "bench: "+marker); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
+	}
+	cpu0, err := procCPU(pid)
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	start := time.Now()
 	for {
-		found, err := o.Ask(ctx, gitDir, marker)
+		found, err = o.Ask(ctx, gitDir, marker)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if found >= k {
-			return msSince(start), found, nil
+			wallMS = msSince(start)
+			cpu1, err := procCPU(pid)
+			return wallMS, round3(durMS(cpu1 - cpu0)), found, err
 		}
 		if time.Since(start) > observeWait {
-			return 0, found, fmt.Errorf("catch-up: %d of %d notes found by %q after %s", found, k, marker, observeWait)
+			return 0, 0, found, fmt.Errorf("catch-up: %d of %d notes found by %q after %s", found, k, marker, observeWait)
 		}
 	}
 }

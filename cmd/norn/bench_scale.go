@@ -224,6 +224,9 @@ var scaleRows = []scaleRow{
 	plainRow("catch-up after a hand `git commit` of 100 notes, end to end, median", func(s *bench.ScaleSize) string {
 		return fmt.Sprintf("%s (%s)", ms(s.CatchUpMedianMS), strings.Join(msList(s.CatchUpMS), ", "))
 	}),
+	plainRow("the same, the server's CPU per round", func(s *bench.ScaleSize) string {
+		return strings.Join(msList(s.CatchUpCPUMS), ", ")
+	}),
 	{"search p50, in-process", "FTS5 p50", func(s *bench.ScaleSize) (string, string, string) {
 		if s.FTS5.Status != "ok" {
 			return ms(s.Search.P50MS), none, none
