@@ -43,6 +43,9 @@ func TestBenchScale_Tiny(t *testing.T) {
 	if s.Notes != 200 || s.Cached || s.CatchUpNotes != 100 || len(s.CatchUpFound) != 1 || s.CatchUpFound[0] != 100 {
 		t.Errorf("size: notes %d cached %v catch-up %d notes, found %v", s.Notes, s.Cached, s.CatchUpNotes, s.CatchUpFound)
 	}
+	if len(s.CatchUpCPUMS) != 1 {
+		t.Errorf("catch-up CPU: %v", s.CatchUpCPUMS)
+	}
 	if s.Search.Count == 0 || s.Search.Errors != 0 || s.Search.NotBM25 != 0 || s.Searches != 20 {
 		t.Errorf("searches: %+v, %d through the server", s.Search, s.Searches)
 	}
