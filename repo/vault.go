@@ -300,7 +300,13 @@ func (v *Vault) loadHead() error {
 		if err != nil {
 			return err
 		}
-		root, err := v.objs.loadTree(c.tree)
+		// A commit another process made (Refresh) shares the folders it left alone
+		// with the snapshot before it.
+		var prev *node
+		if old := v.snap.Load(); old != nil {
+			prev = old.root
+		}
+		root, err := v.objs.loadTreeFrom(c.tree, prev)
 		if err != nil {
 			return err
 		}
