@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -30,8 +31,12 @@ func runBenchScale(ctx context.Context, e *env, g *globals, args []string) error
 	searches := fs.Int("searches", 1000, "searches through the running server")
 	catchUps := fs.Int("catchup-rounds", 3, "hand commits of 100 notes timed until the server's index answers")
 	noFTS5 := fs.Bool("no-fts5", false, "do not run the FTS5 anchor")
+	from := fs.String("from", "", "measure nothing: print the table of an earlier run's --json output")
 	if _, err := parseArgs(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if *from != "" {
+		return printScaleFrom(e, *from)
 	}
 	o := bench.ScaleOptions{Rounds: *rounds, Warm: *warm, Idle: *idleWin, Searches: *searches, CatchUpRounds: *catchUps,
 		Generator: filepath.Join(*shared, "scale_vault.py"), KnownItem: filepath.Join(*shared, "known_item.py"),
@@ -90,6 +95,20 @@ func runBenchScale(ctx context.Context, e *env, g *globals, args []string) error
 		return printJSON(e, rep)
 	}
 	printScale(e.stdout, rep)
+	return nil
+}
+
+// printScaleFrom prints the table of a report saved with --json.
+func printScaleFrom(e *env, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("--from: %v", err)
+	}
+	var rep bench.ScaleReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return usagef("--from %s: not a bench scale report: %v", path, err)
+	}
+	printScale(e.stdout, &rep)
 	return nil
 }
 

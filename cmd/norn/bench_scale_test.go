@@ -81,6 +81,15 @@ func TestBenchScale_Tiny(t *testing.T) {
 		t.Errorf("table:\n%s", table.String())
 	}
 
+	// --from prints the same table from the saved report.
+	saved := filepath.Join(t.TempDir(), "scale.json")
+	if err := os.WriteFile(saved, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, errs, code := benchCLI(t, nil, "bench", "scale", "--from", saved); code != 0 || again != table.String() {
+		t.Errorf("--from: exit %d\n%s%s\nwant\n%s", code, again, errs, table.String())
+	}
+
 	// The vault stays cached for the next run (keyed by size and generator).
 	if !regularFile(filepath.Join(base, "ready")) || !regularFile(filepath.Join(base, "ki.queries.jsonl")) {
 		t.Errorf("no cached vault in %s", base)
@@ -101,6 +110,8 @@ func TestBenchScale_BadInput(t *testing.T) {
 		{"--warm", "-1s"},
 		{"--catchup-rounds", "10"},
 		{"extra"},
+		{"--from", filepath.Join(cache, "missing.json")},
+		{"--from", "bench_scale_test.go"},
 	} {
 		out, errs, code := benchCLI(t, nil, append([]string{"bench", "scale", "--cache", cache}, args...)...)
 		if code != exitUsage {
