@@ -6,7 +6,7 @@ RUNDIR  ?= $(shell mktemp -d -t norn-demo-XXXXXX 2>/dev/null || echo /tmp/norn-d
 FUZZTIME ?= 30s
 NORN_ADDR ?= 127.0.0.1:7777
 
-.PHONY: build test vet lint race bench fuzz run clean web
+.PHONY: build test vet lint race bench bench-scale fuzz run clean web
 
 # The commit goes in by -ldflags too: the toolchain's own VCS stamp is off under
 # -buildvcs=false and in some git worktrees.
@@ -36,6 +36,14 @@ lint: vet
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# The scale suite (docs/performance.md, "Scale"): vaults of SIZES notes made by
+# ../shared/bench/scale_vault.py and cached in $TMPDIR/norn-scale, each measure
+# beside git and FTS5 in the same run, one Markdown table on stdout. The 100,000-note
+# size takes about half an hour the first time (generating and indexing the vault).
+SIZES ?= 10000,100000
+bench-scale: build
+	$(BIN) bench scale --sizes $(SIZES)
 
 # Fuzz each target for FUZZTIME (go test -fuzz takes one target at a time). A
 # "context deadline exceeded" with no failing input written is a race in Go's

@@ -304,15 +304,27 @@ func (s *objectStore) readTyped(id hash, want string) ([]byte, error) {
 }
 
 // loadTree reads the whole tree rooted at id into memory.
-func (s *objectStore) loadTree(id hash) (*node, error) {
+func (s *objectStore) loadTree(id hash) (*node, error) { return s.loadTreeFrom(id, nil) }
+
+// loadTreeFrom is loadTree taking from prev, a tree loaded before (nil: none),
+// every folder whose tree id is unchanged instead of reading it again: nodes are
+// never changed once loaded (a write copies the nodes on its path), so a snapshot
+// may share them. Taking in a commit that changed a few folders then reads those
+// folders, not the whole vault.
+func (s *objectStore) loadTreeFrom(id hash, prev *node) (*node, error) {
+	if prev != nil && prev.isDir() && prev.id == id && !id.isZero() {
+		return prev, nil
+	}
 	root := &node{mode: modeDir, id: id}
-	if err := s.fill(root); err != nil {
+	if err := s.fill(root, prev); err != nil {
 		return nil, err
 	}
 	return root, nil
 }
 
-func (s *objectStore) fill(n *node) error {
+// fill reads the entries of folder n, taking unchanged subfolders from prev (the
+// same folder in a tree loaded before, or nil).
+func (s *objectStore) fill(n, prev *node) error {
 	data, err := s.readTyped(n.id, "tree")
 	if err != nil {
 		return err
@@ -322,11 +334,28 @@ func (s *objectStore) fill(n *node) error {
 		return fmt.Errorf("tree %s: %w", n.id, err)
 	}
 	n.kids = kids
-	for _, k := range kids {
-		if k.isDir() {
-			if err := s.fill(k); err != nil {
-				return err
+	var before map[string]*node // prev's subfolders by name
+	if prev != nil && prev.isDir() {
+		for _, k := range prev.kids {
+			if k.isDir() {
+				if before == nil {
+					before = make(map[string]*node)
+				}
+				before[k.name] = k
 			}
+		}
+	}
+	for i, k := range kids {
+		if !k.isDir() {
+			continue
+		}
+		old := before[k.name]
+		if old != nil && old.id == k.id && !k.id.isZero() {
+			kids[i] = old
+			continue
+		}
+		if err := s.fill(k, old); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -317,8 +317,18 @@ func (v *Vault) loadHead() error {
 		}
 		if v.opts.Lean {
 			s.root = v.objs.lazyFolder("", c.tree)
-		} else if s.root, err = v.objs.loadTree(c.tree); err != nil {
-			return err
+		} else {
+			// A commit another process made (Refresh) shares the folders it left
+			// alone with the snapshot before it.
+			var prev *node
+			if old := v.snap.Load(); old != nil {
+				prev = old.root
+			}
+			root, err := v.objs.loadTreeFrom(c.tree, prev)
+			if err != nil {
+				return err
+			}
+			s.root = root
 		}
 	}
 	v.snap.Store(s)

@@ -48,36 +48,43 @@ func seedVault(b *testing.B, n int) string {
 
 // BenchmarkWrite measures one durable write (commit, fsync, ref, working tree, git
 // index) of a 1 KiB note, sequentially and with 8 concurrent writers, against the git
-// CLI doing the same change with `git add` + `git commit`.
+// CLI doing the same change with `git add` + `git commit`, at 1,000 and 10,000
+// notes (and 100,000 with NORN_BENCH_100K).
 func BenchmarkWrite(b *testing.B) {
 	body := strings.Repeat("the quick brown fox jumps over the lazy dog ", 23)
-	for _, n := range []int{1000, 10000} {
-		dir := seedVault(b, n)
-		for _, name := range []string{"norn", "norn-observer"} {
-			benchWriteNorn(b, dir, n, name, body)
-		}
-		if _, err := exec.LookPath("git"); err != nil {
-			continue
-		}
-		b.Run(fmt.Sprintf("notes=%d/git-cli/seq", n), func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				rel := fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n)
-				if err := os.WriteFile(filepath.Join(dir, rel), []byte(fmt.Sprintf("%s git %d\n", body, i)), 0o644); err != nil {
-					b.Fatal(err)
-				}
-				for _, args := range [][]string{{"add", "--", rel}, {"commit", "-q", "-m", "write " + rel, "--", rel}} {
-					cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=b", "-c", "user.email=b@x", "-c", "core.fsync=committed", "-c", "gc.auto=0"}, args...)...)
-					if out, err := cmd.CombinedOutput(); err != nil {
-						b.Fatalf("git %v: %v %s", args, err, out)
-					}
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
-		})
+	for _, n := range benchSizes() {
+		// Seeding is inside the size's own benchmark, so -bench picks sizes cheaply.
+		b.Run(fmt.Sprintf("notes=%d", n), func(b *testing.B) { benchWriteSize(b, n, body) })
 	}
+}
+
+// benchWriteSize runs BenchmarkWrite's cases on a vault of n notes.
+func benchWriteSize(b *testing.B, n int, body string) {
+	dir := seedVault(b, n)
+	for _, name := range []string{"norn", "norn-observer"} {
+		benchWriteNorn(b, dir, n, name, body)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	b.Run("git-cli/seq", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			rel := fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n)
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(fmt.Sprintf("%s git %d\n", body, i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			for _, args := range [][]string{{"add", "--", rel}, {"commit", "-q", "-m", "write " + rel, "--", rel}} {
+				cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=b", "-c", "user.email=b@x", "-c", "core.fsync=committed", "-c", "gc.auto=0"}, args...)...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("git %v: %v %s", args, err, out)
+				}
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+	})
 }
 
 // benchWriteNorn runs BenchmarkWrite's Norn cases on the vault at dir; with name
@@ -96,14 +103,14 @@ func benchWriteNorn(b *testing.B, dir string, n int, name, body string) {
 	// round makes each repetition's bytes new (-count repeats a sub-benchmark on
 	// the same vault; a write of a note's current bytes commits nothing).
 	round := 0
-	b.Run(fmt.Sprintf("notes=%d/%s/seq", n, name), func(b *testing.B) {
+	b.Run(name+"/seq", func(b *testing.B) {
 		b.ReportAllocs()
 		round++
 		i := 0
 		for b.Loop() {
 			p := note.Path(fmt.Sprintf("f%03d/n%05d.md", i%(n/100), i%n))
 			_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
-				Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d %d\n", body, round, i), v.Revision(p))}})
+				Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %s %d %d\n", body, name, round, i), v.Revision(p))}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -112,7 +119,7 @@ func benchWriteNorn(b *testing.B, dir string, n int, name, body string) {
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/write")
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 	})
-	b.Run(fmt.Sprintf("notes=%d/%s/writers=8", n, name), func(b *testing.B) {
+	b.Run(name+"/writers=8", func(b *testing.B) {
 		b.ReportAllocs()
 		round++
 		var next atomic.Int64
@@ -130,7 +137,7 @@ func benchWriteNorn(b *testing.B, dir string, n int, name, body string) {
 					}
 					p := note.Path(fmt.Sprintf("f%03d/n%05d.md", w, (int(i)*8+w)%n))
 					_, err := v.Apply(context.Background(), repo.Tx{Author: repo.Author{Name: "bench"}, Op: repo.OpWrite,
-						Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %d %d\n", body, round, i), v.Revision(p))}})
+						Changes: []repo.Change{put(string(p), fmt.Sprintf("%s %s %d %d\n", body, name, round, i), v.Revision(p))}})
 					if err == nil {
 						ops.Add(1)
 					}

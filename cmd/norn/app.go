@@ -62,7 +62,7 @@ func commands() []command {
 		{"gc", "", "pack loose objects", runGC},
 		{"search", "QUERY [--limit N] [--folder F]", "search the notes (BM25F; --stdin for one query per line)", runSearch},
 		{"reindex", "", "rebuild the search index from HEAD", runReindex},
-		{"bench", "search CORPUS_NOTES QUERIES.jsonl [QRELS]", "measure search on a corpus against the SQLite FTS5 anchor", runBench},
+		{"bench", "search CORPUS_NOTES QUERIES.jsonl [QRELS] | scale [--sizes N,…]", "measure search on a corpus against the SQLite FTS5 anchor; or the scale suite", runBench},
 		{"links", "NOTE [--limit N]", "a note's outgoing links (resolved, broken, ambiguous), backlinks and notes sharing tags", runLinks},
 		{"neighborhood", "NOTE [--depth D] [--max-nodes N] [--types T,…]", "the notes and edges within D hops of NOTE, following links both ways", runNeighborhood},
 		{"hubs", "[--limit N] [--offset K]", "the notes most linked to (distinct linking notes)", runHubs},

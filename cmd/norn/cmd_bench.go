@@ -16,6 +16,9 @@ import (
 )
 
 func runBench(ctx context.Context, e *env, g *globals, args []string) error {
+	if len(args) > 0 && args[0] == "scale" {
+		return runBenchScale(ctx, e, g, args[1:])
+	}
 	flags := newFlags("bench", g)
 	fts5Flag := flags.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py, else bench/fts5_baseline.py in a folder above the corpus)")
 	noFTS5 := flags.Bool("no-fts5", false, "do not run the FTS5 anchor")
@@ -26,7 +29,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 		return err
 	}
 	if args[0] != "search" {
-		return usagef("unknown bench %q (want: search)", args[0])
+		return usagef("unknown bench %q (want: search or scale)", args[0])
 	}
 	args = args[1:]
 	if err := wantArgs(args, 2, 3); err != nil {
