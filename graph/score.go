@@ -334,10 +334,7 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		return res, nil
 	}
 	page := order[off:min(len(order), off+limit)]
-	if err := se.collect(); err != nil {
-		return nil, err
-	}
-	hl := se.highlighter()
+	res.Hits = make([]Hit, 0, len(page))
 	for _, d := range page {
 		info := &se.dt.docs[d]
 		h := Hit{Path: info.path, Title: info.title, Revision: info.revision, Score: scores[d], Private: info.private}
@@ -346,14 +343,35 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 				h.Matched = append(h.Matched, se.pl.labels[b])
 			}
 		}
+		res.Hits = append(res.Hits, h)
+	}
+	if o.NoSnippets {
+		return res, nil
+	}
+	if err := se.snippets(res.Hits, page); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// snippets fills each hit's Line, Snippet, Section and Chunks from the stored
+// text of its doc (page[i] is hits[i]'s), and its Inbound line when the
+// inbound field scored it.
+func (se *searcher) snippets(hits []Hit, page []uint32) error {
+	if err := se.collect(); err != nil {
+		return err
+	}
+	hl := se.highlighter()
+	for i, d := range page {
+		h := &hits[i]
 		raw, err := se.ix.get(docKey(prefixText, d))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if raw != nil {
 			t, err := decodeStoredText(raw)
 			if err != nil {
-				return nil, corrupt(err)
+				return corrupt(err)
 			}
 			h.Chunks = se.chunks(d, &t, hl, se.ix.opts.ChunksPerFile)
 			if len(h.Chunks) > 0 {
@@ -362,12 +380,11 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		}
 		if se.s.inb[d] {
 			if h.Inbound, err = se.inboundLine(d); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		res.Hits = append(res.Hits, h)
 	}
-	return res, nil
+	return nil
 }
 
 // scoreWord adds one query term's BM25F score (exact matches, plus prefix
