@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -25,6 +26,7 @@ type searchScratch struct {
 	cands []uint32  // docs with a score
 	touch []uint32  // docs touched by the current word
 	pos   []uint32
+	snip  snipScratch
 }
 
 func (ix *Index) getScratch(n int) *searchScratch {
@@ -49,6 +51,9 @@ func (s *searchScratch) reset() {
 	s.arena, s.refs = s.arena[:0], s.refs[:0]
 	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 {
 		s.arena, s.refs = nil, nil
+	}
+	if cap(s.snip.starts) > 1<<16 || cap(s.snip.text.lineWords) > 1<<16 {
+		s.snip = snipScratch{}
 	}
 }
 
@@ -364,19 +369,14 @@ func (se *searcher) snippets(hits []Hit, page []uint32) error {
 	hl := se.highlighter()
 	for i, d := range page {
 		h := &hits[i]
-		raw, err := se.ix.get(docKey(prefixText, d))
-		if err != nil {
-			return err
-		}
-		if raw != nil {
-			t, err := decodeStoredText(raw)
-			if err != nil {
-				return corrupt(err)
-			}
-			h.Chunks = se.chunks(d, &t, hl, se.ix.opts.ChunksPerFile)
+		err := se.withStoredText(d, func(t *storedText) {
+			h.Chunks = se.chunks(d, t, hl, se.ix.opts.ChunksPerFile)
 			if len(h.Chunks) > 0 {
 				h.Line, h.Snippet, h.Section = h.Chunks[0].Line, h.Chunks[0].Snippet, h.Chunks[0].Section
 			}
+		})
+		if err != nil {
+			return err
 		}
 		if se.s.inb[d] {
 			if h.Inbound, err = se.inboundLine(d); err != nil {
@@ -384,6 +384,28 @@ func (se *searcher) snippets(hits []Hit, page []uint32) error {
 			}
 		}
 	}
+	return nil
+}
+
+// withStoredText calls fn with doc d's stored text, if it has one. The text
+// lives in pebble's buffer, decoded into the search's scratch: fn must copy what
+// it keeps.
+func (se *searcher) withStoredText(d uint32, fn func(t *storedText)) error {
+	v, closer, err := se.ix.db.Get(docKey(prefixText, d))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return corrupt(err)
+	}
+	defer closer.Close()
+	t := &se.s.snip.text
+	if err := decodeStoredText(v, t); err != nil {
+		return corrupt(err)
+	}
+	fn(t)
+	t.raw = nil
+	clear(t.headings) // no pointer into the buffer outlives it
 	return nil
 }
 
