@@ -24,6 +24,7 @@ type searchScratch struct {
 	arena []byte    // positions parts of the tracked terms' blocks
 	refs  []postRef // the tracked terms' postRefs, one run per term
 	cands []uint32  // docs with a score
+	cs    []cand    // the candidates ranked (searcher.run)
 	touch []uint32  // docs touched by the current word
 	pos   []uint32
 	snip  snipScratch
@@ -49,8 +50,8 @@ func (ix *Index) getScratch(n int) *searchScratch {
 func (s *searchScratch) reset() {
 	s.resetScores()
 	s.arena, s.refs = s.arena[:0], s.refs[:0]
-	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 {
-		s.arena, s.refs = nil, nil
+	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 || cap(s.cs) > 1<<20 {
+		s.arena, s.refs, s.cs = nil, nil, nil
 	}
 	if cap(s.snip.starts) > 1<<16 || cap(s.snip.text.lineWords) > 1<<16 {
 		s.snip = snipScratch{}
@@ -279,9 +280,10 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		return nil, err
 	}
 	scored := len(se.pl.words) > 0 || len(se.pl.phrases) > 0
-	var cs []cand
+	cs := se.s.cs[:0]
+	defer func() { se.s.cs = cs[:0] }() // the grown list, for the next search
 	if scored {
-		cs = make([]cand, 0, len(se.s.cands))
+		cs = slices.Grow(cs, len(se.s.cands))
 		for _, d := range se.s.cands {
 			if allowed != nil && !allowed.has(d) {
 				continue
