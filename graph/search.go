@@ -25,7 +25,7 @@ type SearchOptions struct {
 	MaxScanBytes int64
 	// NoSnippets leaves out what is read from each hit's stored text: Line,
 	// Snippet, Section, Chunks and Inbound stay empty. The hits, their order,
-	// scores and Matched are the same: for callers that want ids.
+	// scores and Matched are the same: for callers that want ids. Scan ignores it.
 	NoSnippets bool
 	// HidePrivate answers as if the private docs (Doc.Private) were not there:
 	// they match nothing, and every statistic ranking uses (the number of docs,
