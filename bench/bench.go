@@ -31,6 +31,8 @@ const (
 	StageFTS5                     // about to run the anchor Report.FTS5.Script
 	StageFTS5Failed               // the anchor failed (Report.FTS5.Reason)
 	StageFTS5Skipped              // the anchor was not run (Report.FTS5.Reason)
+	StageBleve                    // about to run the Bleve anchor Report.Bleve.Script
+	StageBleveFailed              // the Bleve anchor failed (Report.Bleve.Reason)
 )
 
 // Options say what a Search measures and how.
@@ -45,7 +47,10 @@ type Options struct {
 	// FTS5Script is the anchor script to run; FTS5Skip, when not "", says why it
 	// is not run.
 	FTS5Script, FTS5Skip string
-	Logger               *slog.Logger // nil: slog.Default()
+	// Bleve is the Bleve anchor binary (built from ../shared/bench/bleve) to run
+	// as well; "" runs none.
+	Bleve  string
+	Logger *slog.Logger // nil: slog.Default()
 	// OpenIndexer opens the index of the vault Search built.
 	OpenIndexer func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer
 	// Progress, if not nil, is told each Stage as it is reached.
@@ -131,6 +136,7 @@ func Search(ctx context.Context, o Options) (*Report, error) {
 	}
 	progress(StageCaughtUp, rep)
 	runAnchor(ctx, o, rep, progress)
+	runBleveAnchor(ctx, o, rep, progress)
 	return rep, nil
 }
 
@@ -173,6 +179,19 @@ func runAnchor(ctx context.Context, o Options, rep *Report, progress func(Stage,
 	}
 }
 
+// runBleveAnchor runs the Bleve anchor when o names one and sets rep.Bleve.
+func runBleveAnchor(ctx context.Context, o Options, rep *Report, progress func(Stage, *Report)) {
+	if o.Bleve == "" {
+		return
+	}
+	rep.Bleve = &FTS5{Script: o.Bleve}
+	progress(StageBleve, rep)
+	*rep.Bleve = runBleve(ctx, o.Bleve, o.Notes, o.QueriesPath, o.Qrels)
+	if rep.Bleve.Status != "ok" {
+		progress(StageBleveFailed, rep)
+	}
+}
+
 // quality scores a run at Limit.
 func quality(q metric.Qrels, run map[string][]string) *Quality {
 	s := metric.Score(q, run, Limit)
@@ -185,18 +204,25 @@ func timeQueries(ctx context.Context, x *vault.Indexer, queries []Query, out *Qu
 	out.Count, out.Limit = len(queries), Limit
 	run := map[string][]string{}
 	lat := make([]time.Duration, 0, len(queries))
+	bare := make([]time.Duration, 0, len(queries))
 	for pass := range 2 {
 		lat = lat[:0]
 		out.Errors, out.NotBM25 = 0, 0
-		for _, q := range queries {
+		for i, q := range queries {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if pass == 1 && i%2 == 0 {
+				bare = append(bare, timeBare(ctx, x, q))
 			}
 			start := time.Now()
 			resp, err := x.Search(ctx, vault.SearchRequest{Query: q.Text, Limit: Limit, Literal: true})
 			d := time.Since(start)
 			if pass == 0 {
 				continue
+			}
+			if i%2 == 1 {
+				bare = append(bare, timeBare(ctx, x, q))
 			}
 			lat = append(lat, d)
 			if err != nil {
@@ -215,7 +241,18 @@ func timeQueries(ctx context.Context, x *vault.Indexer, queries []Query, out *Qu
 		}
 	}
 	out.P50MS, out.P95MS, out.MeanMS, out.MaxMS = latencyStats(lat)
+	out.NoSnippetsP50MS, out.NoSnippetsP95MS, _, _ = latencyStats(bare)
 	return run, nil
+}
+
+// timeBare times query q without snippets (vault.SearchRequest.NoSnippets), as
+// the Bleve anchor answers: ids only. The timed pass runs it next to the query
+// with snippets, before it for even queries and after it for odd ones, so that
+// neither variant always finds the blocks the other read in the cache.
+func timeBare(ctx context.Context, x *vault.Indexer, q Query) time.Duration {
+	start := time.Now()
+	x.Search(ctx, vault.SearchRequest{Query: q.Text, Limit: Limit, Literal: true, NoSnippets: true})
+	return time.Since(start)
 }
 
 // latencyStats returns p50, p95, mean and max in ms. p50 is the median (the mean of

@@ -16,13 +16,25 @@ import (
 
 // runFTS5 runs the anchor script on the original notes and scores its run file.
 func runFTS5(ctx context.Context, script, notesDir, queriesPath string, judged metric.Qrels) FTS5 {
-	res := FTS5{Script: script}
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		res.Status, res.Reason = "skipped", "python3 is not installed"
-		return res
+		return FTS5{Script: script, Status: "skipped", Reason: "python3 is not installed"}
 	}
-	runFile, err := os.CreateTemp("", "norn-bench-fts5-*.jsonl")
+	return runAnchorCmd(ctx, script, judged, python, script, "vault", notesDir, queriesPath)
+}
+
+// runBleve runs the Bleve anchor binary (../shared/bench/bleve, the same
+// interface and output as the FTS5 script) on the original notes and scores its
+// run file.
+func runBleve(ctx context.Context, binary, notesDir, queriesPath string, judged metric.Qrels) FTS5 {
+	return runAnchorCmd(ctx, binary, judged, binary, "vault", notesDir, queriesPath)
+}
+
+// runAnchorCmd runs an anchor (argv, with "--run FILE" appended), reads the
+// figures it prints last as JSON and scores its run file.
+func runAnchorCmd(ctx context.Context, script string, judged metric.Qrels, argv ...string) FTS5 {
+	res := FTS5{Script: script}
+	runFile, err := os.CreateTemp("", "norn-bench-anchor-*.jsonl")
 	if err != nil {
 		res.Status, res.Reason = "failed", err.Error()
 		return res
@@ -30,7 +42,7 @@ func runFTS5(ctx context.Context, script, notesDir, queriesPath string, judged m
 	runFile.Close()
 	defer os.Remove(runFile.Name())
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, python, script, "vault", notesDir, queriesPath, "--run", runFile.Name())
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], "--run", runFile.Name())...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		res.Status, res.Reason = "failed", fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))

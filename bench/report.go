@@ -30,6 +30,8 @@ type Report struct {
 	CatchUp CatchUp  `json:"catchup"`
 	Memory  Memory   `json:"memory"`
 	FTS5    FTS5     `json:"fts5"`
+	// Bleve is the Bleve anchor run in the same session (Options.Bleve).
+	Bleve *FTS5 `json:"bleve,omitempty"`
 	// Rerank is filled by the caller with --rerank (EvaluateRerank).
 	Rerank *RerankReport `json:"rerank,omitempty"`
 }
@@ -43,6 +45,10 @@ type Queries struct {
 	// MeanMS and MaxMS are over the timed pass (one warm-up pass precedes it).
 	MeanMS float64 `json:"mean_ms"`
 	MaxMS  float64 `json:"max_ms"`
+	// NoSnippetsP50MS and NoSnippetsP95MS time the same queries without
+	// snippets (ids, titles and scores only, as the Bleve anchor returns).
+	NoSnippetsP50MS float64 `json:"no_snippets_p50_ms"`
+	NoSnippetsP95MS float64 `json:"no_snippets_p95_ms"`
 	// Errors counts queries the index refused; NotBM25 those the index did not
 	// answer itself (a scan fallback). Both should be 0.
 	Errors  int `json:"errors"`
@@ -85,7 +91,8 @@ type Memory struct {
 	Note    string  `json:"note"`
 }
 
-// FTS5 is the SQLite FTS5 anchor run in the same session.
+// FTS5 is an anchor run in the same session: the SQLite FTS5 script, or the
+// Bleve binary (Report.Bleve; TargetP50 and the ratios are FTS5's alone).
 type FTS5 struct {
 	Status     string   `json:"status"` // ok | skipped | failed
 	Reason     string   `json:"reason,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -209,9 +210,13 @@ type storedText struct {
 	raw       []byte
 }
 
+// storedHeading is one heading of a stored text. Its text is a string where
+// the record is built (update) and bytes in the record's buffer where it is
+// decoded (textb: no copy per heading for a search that shows one).
 type storedHeading struct {
 	level, line, start int
 	text               string
+	textb              []byte
 }
 
 func (t *storedText) encode(dst []byte) []byte {
@@ -228,21 +233,27 @@ func (t *storedText) encode(dst []byte) []byte {
 		dst = binary.AppendUvarint(dst, uint64(h.level))
 		dst = binary.AppendUvarint(dst, uint64(h.line))
 		dst = binary.AppendUvarint(dst, uint64(h.start))
-		dst = appendString(dst, h.text)
+		if h.textb != nil {
+			dst = binary.AppendUvarint(dst, uint64(len(h.textb)))
+			dst = append(dst, h.textb...)
+		} else {
+			dst = appendString(dst, h.text)
+		}
 	}
 	return append(dst, t.raw...)
 }
 
-func decodeStoredText(b []byte) (storedText, error) {
-	var t storedText
+// decodeStoredText decodes a stored text record into t, reusing t's slices;
+// t's raw and heading texts point into b.
+func decodeStoredText(b []byte, t *storedText) error {
 	d := decoder{b: b}
 	t.bodyStart = int(d.uvarint())
 	t.bodyLine = int(d.uvarint())
 	nl := d.uvarint()
 	if nl > uint64(len(b)) {
-		return t, fmt.Errorf("stored text: %w", errBadRecord)
+		return fmt.Errorf("stored text: %w", errBadRecord)
 	}
-	t.lineWords = make([]uint32, 0, nl)
+	t.lineWords = slices.Grow(t.lineWords[:0], int(nl))
 	prev := uint32(0)
 	for range nl {
 		prev += uint32(d.uvarint())
@@ -250,22 +261,22 @@ func decodeStoredText(b []byte) (storedText, error) {
 	}
 	n := d.uvarint()
 	if n > uint64(len(b)) {
-		return t, fmt.Errorf("stored text: %w", errBadRecord)
+		return fmt.Errorf("stored text: %w", errBadRecord)
 	}
-	t.headings = make([]storedHeading, 0, n)
+	t.headings = slices.Grow(t.headings[:0], int(n))
 	for range n {
 		var h storedHeading
 		h.level = int(d.uvarint())
 		h.line = int(d.uvarint())
 		h.start = int(d.uvarint())
-		h.text = d.string()
+		h.textb = d.bytes()
 		t.headings = append(t.headings, h)
 	}
 	if d.err != nil || t.bodyStart > len(d.b) {
-		return t, fmt.Errorf("stored text: %w", errBadRecord)
+		return fmt.Errorf("stored text: %w", errBadRecord)
 	}
 	t.raw = d.b
-	return t, nil
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {

@@ -43,25 +43,19 @@ func (se *searcher) feedback(cs []cand, allowed docSet) ([]cand, error) {
 	in := map[string]int{} // feedback docs holding the term
 	used := 0
 	for _, c := range top {
-		raw, err := se.ix.get(docKey(prefixText, c.doc))
+		tf := map[string]int{}
+		n := 0
+		err := se.withStoredText(c.doc, func(t *storedText) {
+			words(t.raw[min(t.bodyStart, len(t.raw)):], func(w word) {
+				if tm := st.term(w.folded); tm != "" && len(tm) > 2 && tm[0] > '9' {
+					tf[tm]++
+					n++
+				}
+			})
+		})
 		if err != nil {
 			return nil, err
 		}
-		if raw == nil {
-			continue
-		}
-		t, err := decodeStoredText(raw)
-		if err != nil {
-			return nil, corrupt(err)
-		}
-		tf := map[string]int{}
-		n := 0
-		words(t.raw[min(t.bodyStart, len(t.raw)):], func(w word) {
-			if tm := st.term(w.folded); tm != "" && len(tm) > 2 && tm[0] > '9' {
-				tf[tm]++
-				n++
-			}
-		})
 		if n == 0 {
 			continue
 		}

@@ -70,11 +70,11 @@ func FuzzDecodeStoredText(f *testing.F) {
 	f.Add(storedTextOf(n, []uint32{0, 3, 9, 12}).encode(nil))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := decodeStoredText(b)
-		if err != nil {
+		var got, again storedText
+		if err := decodeStoredText(b, &got); err != nil {
 			return
 		}
-		again, err := decodeStoredText(got.encode(nil))
+		err := decodeStoredText(got.encode(nil), &again)
 		if err != nil || !reflect.DeepEqual(normText(again), normText(got)) {
 			t.Fatalf("re-encoded %+v: %+v, %v", got, again, err)
 		}

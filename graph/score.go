@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -23,9 +24,11 @@ type searchScratch struct {
 	arena []byte    // positions parts of the tracked terms' blocks
 	refs  []postRef // the tracked terms' postRefs, one run per term
 	cands []uint32  // docs with a score
+	cs    []cand    // the candidates ranked (searcher.run)
 	touch []uint32  // docs touched by the current word
 	pos   []uint32
 	stem  *stemmer // inboundLine's: its cache outlives one search
+	snip  snipScratch
 }
 
 func (ix *Index) getScratch(n int) *searchScratch {
@@ -48,8 +51,11 @@ func (ix *Index) getScratch(n int) *searchScratch {
 func (s *searchScratch) reset() {
 	s.resetScores()
 	s.arena, s.refs = s.arena[:0], s.refs[:0]
-	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 {
-		s.arena, s.refs = nil, nil
+	if cap(s.arena) > 16<<20 || cap(s.refs) > 1<<20 || cap(s.cs) > 1<<20 {
+		s.arena, s.refs, s.cs = nil, nil, nil
+	}
+	if cap(s.snip.starts) > 1<<16 || cap(s.snip.text.lineWords) > 1<<16 {
+		s.snip = snipScratch{}
 	}
 }
 
@@ -276,9 +282,10 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		return nil, err
 	}
 	scored := len(se.pl.words) > 0 || len(se.pl.phrases) > 0
-	var cs []cand
+	cs := se.s.cs[:0]
+	defer func() { se.s.cs = cs[:0] }() // the grown list, for the next search
 	if scored {
-		cs = make([]cand, 0, len(se.s.cands))
+		cs = slices.Grow(cs, len(se.s.cands))
 		for _, d := range se.s.cands {
 			if allowed != nil && !allowed.has(d) {
 				continue
@@ -336,10 +343,7 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 		return res, nil
 	}
 	page := order[off:min(len(order), off+limit)]
-	if err := se.collect(); err != nil {
-		return nil, err
-	}
-	hl := se.highlighter()
+	res.Hits = make([]Hit, 0, len(page))
 	for _, d := range page {
 		info := &se.dt.docs[d]
 		h := Hit{Path: info.path, Title: info.title, Revision: info.revision, Score: scores[d], Private: info.private}
@@ -348,28 +352,65 @@ func (se *searcher) run(o SearchOptions) (*Results, error) {
 				h.Matched = append(h.Matched, se.pl.labels[b])
 			}
 		}
-		raw, err := se.ix.get(docKey(prefixText, d))
-		if err != nil {
-			return nil, err
-		}
-		if raw != nil {
-			t, err := decodeStoredText(raw)
-			if err != nil {
-				return nil, corrupt(err)
-			}
-			h.Chunks = se.chunks(d, &t, hl, se.ix.opts.ChunksPerFile)
+		res.Hits = append(res.Hits, h)
+	}
+	if o.NoSnippets {
+		return res, nil
+	}
+	if err := se.snippets(res.Hits, page); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// snippets fills each hit's Line, Snippet, Section and Chunks from the stored
+// text of its doc (page[i] is hits[i]'s), and its Inbound line when the
+// inbound field scored it.
+func (se *searcher) snippets(hits []Hit, page []uint32) error {
+	if err := se.collect(); err != nil {
+		return err
+	}
+	hl := se.highlighter()
+	for i, d := range page {
+		h := &hits[i]
+		err := se.withStoredText(d, func(t *storedText) {
+			h.Chunks = se.chunks(d, t, hl, se.ix.opts.ChunksPerFile)
 			if len(h.Chunks) > 0 {
 				h.Line, h.Snippet, h.Section = h.Chunks[0].Line, h.Chunks[0].Snippet, h.Chunks[0].Section
 			}
+		})
+		if err != nil {
+			return err
 		}
 		if se.s.inb[d] {
 			if h.Inbound, err = se.inboundLine(d); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		res.Hits = append(res.Hits, h)
 	}
-	return res, nil
+	return nil
+}
+
+// withStoredText calls fn with doc d's stored text, if it has one. The text
+// lives in pebble's buffer, decoded into the search's scratch: fn must copy what
+// it keeps.
+func (se *searcher) withStoredText(d uint32, fn func(t *storedText)) error {
+	v, closer, err := se.ix.db.Get(docKey(prefixText, d))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return corrupt(err)
+	}
+	defer closer.Close()
+	t := &se.s.snip.text
+	if err := decodeStoredText(v, t); err != nil {
+		return corrupt(err)
+	}
+	fn(t)
+	t.raw = nil
+	clear(t.headings) // no pointer into the buffer outlives it
+	return nil
 }
 
 // scoreWord adds one query term's BM25F score (exact matches, plus prefix

@@ -23,6 +23,10 @@ type SearchOptions struct {
 	// Search ignores them.
 	MaxScanDocs  int
 	MaxScanBytes int64
+	// NoSnippets leaves out what is read from each hit's stored text: Line,
+	// Snippet, Section, Chunks and Inbound stay empty. The hits, their order,
+	// scores and Matched are the same: for callers that want ids. Scan ignores it.
+	NoSnippets bool
 	// HidePrivate answers as if the private docs (Doc.Private) were not there:
 	// they match nothing, and every statistic ranking uses (the number of docs,
 	// document frequencies, mean field lengths, prefix expansions, feedback) and

@@ -17,6 +17,8 @@ import (
 // (docs/search-quality.md). Every tenth note is private: the owner's view (the
 // plain name) ranks over every note as before, view=public hides them
 // (SearchOptions.HidePrivate: public statistics and norms, their postings skipped).
+// snippets=off is the owner's view without snippets (SearchOptions.NoSnippets),
+// as Bleve's anchor answers: ids only.
 func BenchmarkSearch(b *testing.B) {
 	for _, set := range []struct{ name, corpus string }{
 		{"obsidian-hub", "vault-obsidian-hub"},
@@ -34,11 +36,11 @@ func BenchmarkSearch(b *testing.B) {
 		runtime.GC()
 		qs := readQueries(b, filepath.Join(benchDir, "queries", set.name+".queries.jsonl"))
 		for _, view := range []struct {
-			name string
-			hide bool
-		}{{"", false}, {"/view=public", true}} {
+			name       string
+			hide, bare bool
+		}{{"", false, false}, {"/view=public", true, false}, {"/snippets=off", false, true}} {
 			b.Run(fmt.Sprintf("set=%s/notes=%d%s", set.name, n, view.name), func(b *testing.B) {
-				benchQueries(b, ix, qs, SearchOptions{Limit: 10, Literal: true, HidePrivate: view.hide})
+				benchQueries(b, ix, qs, SearchOptions{Limit: 10, Literal: true, HidePrivate: view.hide, NoSnippets: view.bare})
 			})
 		}
 	}

@@ -300,3 +300,56 @@ func TestSearch_SnippetsHaveNoControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_NoSnippets: without snippets a search returns the same hits, in
+// the same order, with the same scores, totals and matched words; only what is
+// read from the stored text (line, snippet, section, chunks, inbound line) is
+// left out.
+func TestSearch_NoSnippets(t *testing.T) {
+	for _, set := range []struct {
+		name    string
+		ix      *graph.Index
+		queries []string
+	}{
+		{"fixture", fixtureIndex(t, graph.Options{ChunksPerFile: 2}),
+			[]string{"bloom", "config", `"quick brown" fox`, "bloom folder:tech", "git native", "hopper", "status:active", "prob"}},
+		{"inbound", inboundIndex(t), []string{"money back", "chargeback", "refund", "zorblax"}},
+	} {
+		for _, q := range set.queries {
+			for _, hide := range []bool{false, true} {
+				o := graph.SearchOptions{Limit: 50, HidePrivate: hide}
+				want := search(t, set.ix, q, o)
+				o.NoSnippets = true
+				got := search(t, set.ix, q, o)
+				if got.Total != want.Total || len(got.Hits) != len(want.Hits) {
+					t.Fatalf("%s %q hide=%v: %d hits of %d, want %d of %d", set.name, q, hide, len(got.Hits), got.Total, len(want.Hits), want.Total)
+				}
+				snippets := false
+				for i, h := range got.Hits {
+					w := want.Hits[i]
+					snippets = snippets || w.Snippet != "" || w.Inbound != nil
+					if h.Line != 0 || h.Snippet != "" || h.Section != "" || h.Chunks != nil || h.Inbound != nil {
+						t.Errorf("%s %q hit %d: %+v, want no snippet", set.name, q, i, h)
+					}
+					w.Line, w.Snippet, w.Section, w.Chunks, w.Inbound = 0, "", "", nil, nil
+					if fmt.Sprint(h) != fmt.Sprint(w) {
+						t.Errorf("%s %q hit %d:\n got %+v\nwant %+v", set.name, q, i, h, w)
+					}
+				}
+				if len(want.Hits) > 0 && !snippets {
+					t.Errorf("%s %q: the search with snippets has none: the comparison says nothing", set.name, q)
+				}
+			}
+		}
+	}
+}
+
+// inboundIndex is inboundVault rebuilt with the inbound field on.
+func inboundIndex(t *testing.T) *graph.Index {
+	t.Helper()
+	ix, _ := openIndex(t, inboundOn())
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(inboundDocs(t, inboundVault))), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -100,6 +101,24 @@ func (h *highlighter) matches(text []byte) []match {
 	return out
 }
 
+// snipScratch is the working memory of snippets, reused from hit to hit and
+// search to search (searchScratch).
+type snipScratch struct {
+	text   storedText // the hit's, decoded (withStoredText)
+	starts []int
+	hits   []lineHit
+	secs   []section
+	order  []int
+	count  []int
+	ps     []uint32
+}
+
+// lineHit is a term on a body line: a tracked term's index (term ≥ 0) or a
+// prefix's (-1-i for prefix i of the highlighter).
+type lineHit struct {
+	line, term int
+}
+
 // chunks returns the best k heading sections of doc d for the hit list: each
 // section scores the weights of the distinct query terms in it (from the body
 // positions of the postings read for ranking, mapped to lines by the stored line
@@ -107,17 +126,19 @@ func (h *highlighter) matches(text []byte) []match {
 // body matched only through prefixes is scanned (its first 32 KiB); one whose
 // body matches nothing (a title or tag hit) gets its first line.
 func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chunk {
+	sc := &se.s.snip
 	raw := t.raw
 	body := min(max(t.bodyStart, 0), len(raw))
-	starts := lineStarts([]int{body}, raw)
-	lineHits := map[int][]int{} // body line → tracked terms on it
-	se.findLineHits(lineHits, d, t, h, starts)
-	secs := sections([]section{{from: 0, title: ""}}, t, len(starts))
-	se.scoreSections(secs, lineHits, h)
-	order := make([]int, len(secs))
-	for i := range order {
-		order[i] = i
+	starts := lineStarts(append(sc.starts[:0], body), raw)
+	hits := se.findLineHits(sc.hits[:0], d, t, h, starts)
+	secs := sections(append(sc.secs[:0], section{from: 0}), t, len(starts))
+	sc.starts, sc.hits, sc.secs = starts, hits, secs
+	se.scoreSections(secs, hits, h)
+	order := sc.order[:0]
+	for i := range secs {
+		order = append(order, i)
 	}
+	sc.order = order
 	sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].score > secs[order[b]].score })
 	var out []Chunk
 	for _, si := range order {
@@ -125,7 +146,7 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 		if len(out) == k || (sec.score == 0 && len(out) > 0) {
 			break
 		}
-		best := se.bestLine(sec, lineHits, h)
+		best := se.bestLine(sec, hits, h)
 		if best < 0 {
 			// No match in the section: its first non-blank line.
 			for li := sec.from; li < sec.to && best < 0; li++ {
@@ -141,7 +162,7 @@ func (se *searcher) chunks(d uint32, t *storedText, h *highlighter, k int) []Chu
 			}
 		}
 		txt := lineText(raw, starts, best)
-		out = append(out, Chunk{Section: sec.title, Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
+		out = append(out, Chunk{Section: string(sec.title), Line: t.bodyLine + best, Snippet: markLine(txt, 0, h.matches(txt)), Score: sec.score})
 	}
 	return out
 }
@@ -169,37 +190,51 @@ func lineText(raw []byte, starts []int, li int) []byte {
 	return raw[starts[li]:end]
 }
 
-// findLineHits maps each body line of doc d to the terms on it in lineHits:
-// tracked term indexes from the ranking postings, or, when none is in the body
-// and the query has prefixes, -1-i for prefix i found by scanning the body's
-// first 32 KiB.
-func (se *searcher) findLineHits(lineHits map[int][]int, d uint32, t *storedText, h *highlighter, starts []int) {
-	var ps []uint32
+// findLineHits appends to dst the terms on each body line of doc d, by line
+// (and on one line in term order): the tracked terms from the ranking postings,
+// once per line each, or, when none is in the body and the query has prefixes,
+// the prefixes found by scanning the body's first 32 KiB, once per match.
+func (se *searcher) findLineHits(dst []lineHit, d uint32, t *storedText, h *highlighter, starts []int) []lineHit {
+	ps := se.s.snip.ps
+	lw := t.lineWords
 	for ti := range se.tracked {
 		ps = se.tracked[ti].bodyPositions(se.s.arena, ps[:0], d)
+		last := -1
 		for _, p := range ps {
-			li := sort.Search(len(t.lineWords), func(i int) bool { return t.lineWords[i] > p }) - 1
-			if li < 0 || li >= len(starts) {
+			li := sort.Search(len(lw), func(i int) bool { return lw[i] > p }) - 1
+			if li < 0 || li >= len(starts) || li == last {
 				continue
 			}
-			if l := lineHits[li]; len(l) == 0 || l[len(l)-1] != ti {
-				lineHits[li] = append(l, ti)
-			}
+			dst = append(dst, lineHit{li, ti})
+			last = li // positions ascend, so a term's lines do too
 		}
 	}
-	if len(lineHits) == 0 && len(h.prefix) > 0 {
+	se.s.snip.ps = ps
+	if len(dst) == 0 && len(h.prefix) > 0 {
 		body := starts[0]
 		raw := t.raw
 		scan := raw[body:min(len(raw), body+32<<10)]
 		for _, m := range h.matches(scan) {
 			off := body + m.start
 			li := sort.SearchInts(starts, off+1) - 1
-			lineHits[li] = append(lineHits[li], -1-h.prefixIndex(m.term))
+			dst = append(dst, lineHit{li, -1 - h.prefixIndex(m.term)})
 		}
 	}
+	slices.SortStableFunc(dst, func(a, b lineHit) int { return cmp.Compare(a.line, b.line) })
+	return dst
 }
 
-// termWeight is the highlight weight of a lineHits entry: a tracked term's
+// inLines returns the part of hits (sorted by line) on lines from..to-1.
+func inLines(hits []lineHit, from, to int) []lineHit {
+	i, _ := slices.BinarySearchFunc(hits, from, func(x lineHit, l int) int { return cmp.Compare(x.line, l) })
+	j := i
+	for j < len(hits) && hits[j].line < to {
+		j++
+	}
+	return hits[i:j]
+}
+
+// termWeight is the highlight weight of a lineHit's term: a tracked term's
 // (ti >= 0) or a prefix's (-1-ti).
 func (se *searcher) termWeight(h *highlighter, ti int) float64 {
 	if ti >= 0 {
@@ -211,7 +246,7 @@ func (se *searcher) termWeight(h *highlighter, ti int) float64 {
 // section is a heading section of a note's body, by body line.
 type section struct {
 	from, to int // body lines
-	title    string
+	title    []byte
 	score    float64
 }
 
@@ -224,10 +259,10 @@ func sections(secs []section, t *storedText, n int) []section {
 			continue
 		}
 		if last := &secs[len(secs)-1]; li == last.from {
-			last.title = hd.text
+			last.title = hd.textb
 			continue
 		}
-		secs = append(secs, section{from: li, title: hd.text})
+		secs = append(secs, section{from: li, title: hd.textb})
 	}
 	for i := range secs {
 		secs[i].to = n
@@ -240,39 +275,36 @@ func sections(secs []section, t *storedText, n int) []section {
 
 // scoreSections scores each section by the weights of the distinct terms in
 // it, plus a little for repeats.
-func (se *searcher) scoreSections(secs []section, lineHits map[int][]int, h *highlighter) {
-	count := map[int]int{}
-	var terms []int
+func (se *searcher) scoreSections(secs []section, hits []lineHit, h *highlighter) {
+	np := len(h.prefix)
+	count := slices.Grow(se.s.snip.count[:0], np+len(se.tracked))[:np+len(se.tracked)]
+	se.s.snip.count = count
 	for i := range secs {
 		clear(count)
-		for li := secs[i].from; li < secs[i].to; li++ {
-			for _, ti := range lineHits[li] {
-				count[ti]++
+		for _, x := range inLines(hits, secs[i].from, secs[i].to) {
+			count[np+x.term]++
+		}
+		// In term order: a sum in another order could differ in its last bits.
+		for c, n := range count {
+			if n > 0 {
+				secs[i].score += se.termWeight(h, c-np) * (1 + 0.1*math.Log(float64(n)))
 			}
-		}
-		// In term order: a sum in map order differs in its last bits from one
-		// search to the next.
-		terms = terms[:0]
-		for ti := range count {
-			terms = append(terms, ti)
-		}
-		slices.Sort(terms)
-		for _, ti := range terms {
-			secs[i].score += se.termWeight(h, ti) * (1 + 0.1*math.Log(float64(count[ti])))
 		}
 	}
 }
 
 // bestLine returns the section's line with the highest summed term weight
 // (its heading line counting half), or -1 when no line has a match.
-func (se *searcher) bestLine(sec section, lineHits map[int][]int, h *highlighter) int {
+func (se *searcher) bestLine(sec section, hits []lineHit, h *highlighter) int {
 	best, bestScore := -1, 0.0
-	for li := sec.from; li < sec.to; li++ {
+	in := inLines(hits, sec.from, sec.to)
+	for i := 0; i < len(in); {
+		li := in[i].line
 		sc := 0.0
-		for _, ti := range lineHits[li] {
-			sc += se.termWeight(h, ti)
+		for ; i < len(in) && in[i].line == li; i++ {
+			sc += se.termWeight(h, in[i].term)
 		}
-		if sc > 0 && li == sec.from && sec.title != "" {
+		if sc > 0 && li == sec.from && len(sec.title) > 0 {
 			sc /= 2 // the heading line itself says less than the text under it
 		}
 		if sc > bestScore {

@@ -665,6 +665,9 @@ type SearchRequest struct {
 	// HidePrivate answers as if the private notes were not in the vault (for a
 	// caller without the private scope): graph.SearchOptions.HidePrivate.
 	HidePrivate bool
+	// NoSnippets returns the hits without their snippets, sections, chunks and
+	// inbound lines (graph.SearchOptions.NoSnippets): same hits, less work.
+	NoSnippets bool
 	// WaitForPendingWrites waits (up to Wait, default 2 s) for the index to reach HEAD,
 	// with the commits other processes made.
 	WaitForPendingWrites bool
@@ -724,7 +727,7 @@ func (x *Indexer) Search(ctx context.Context, r SearchRequest) (*SearchResponse,
 		caughtUp = err == nil
 	}
 	head := string(x.vault.Head())
-	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal, HidePrivate: r.HidePrivate}
+	o := graph.SearchOptions{Limit: r.Limit, Offset: r.Offset, Folder: r.Folder, Literal: r.Literal, HidePrivate: r.HidePrivate, NoSnippets: r.NoSnippets}
 	resp := &SearchResponse{HeadCommit: head, caughtUp: caughtUp}
 	ix, problem := x.index()
 	var res *graph.Results

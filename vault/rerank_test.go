@@ -181,3 +181,26 @@ func TestVault_SearchRerank_Failures(t *testing.T) {
 		}
 	})
 }
+
+// TestVault_SearchRerank_NoSnippets: a reranked search asked for no snippets
+// still sends the model each hit's best section (which the snippets locate),
+// not the note's first one.
+func TestVault_SearchRerank_NoSnippets(t *testing.T) {
+	files := map[string]string{}
+	for i := range 4 {
+		files[fmtPath(i)] = "# Intro " + string(rune('a'+i)) + "\n\nNothing to see.\n\n## Details\n\nBloom filter text.\n"
+	}
+	ep := testrerank.New(t, testrerank.Last)
+	v := openReranked(t, files, ep.URL(), nil)
+	r, err := v.Search(context.Background(), vault.SearchRequest{Query: "bloom filter", Limit: 4, Literal: true, NoSnippets: true, Rerank: rerank.Force})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := ep.Bodies()
+	if r.Engine != "bm25+rerank:m1" || len(bodies) != 1 {
+		t.Fatalf("engine %q, %d calls", r.Engine, len(bodies))
+	}
+	if !strings.Contains(string(bodies[0]), "Bloom filter text") {
+		t.Errorf("the best sections were not sent: %.400s", bodies[0])
+	}
+}

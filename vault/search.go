@@ -68,6 +68,7 @@ func (v *Vault) Search(ctx context.Context, r SearchRequest) (*SearchResponse, e
 	}
 	top := r
 	top.Offset, top.Limit = 0, max(r.Offset+limit, rr.K())
+	top.NoSnippets = false // the reranker reads the hits' best sections
 	if top.Limit > graph.MaxLimit {
 		return v.Index.Search(ctx, r) // too deep a page to rerank
 	}

@@ -22,6 +22,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	flags := newFlags("bench", g)
 	fts5Flag := flags.String("fts5", "", "the anchor script fts5_baseline.py (default $NORN_FTS5, else ../shared/bench/fts5_baseline.py, else bench/fts5_baseline.py in a folder above the corpus)")
 	noFTS5 := flags.Bool("no-fts5", false, "do not run the FTS5 anchor")
+	bleve := flags.String("bleve", "", "also run the Bleve anchor, this binary (go build -o /tmp/bleveanchor in ../shared/bench/bleve)")
 	keep := flags.String("keep", "", "build the vault in this new folder and keep it (default: a temporary folder, removed)")
 	rerankFlag := flags.Bool("rerank", false, "also run the queries through the reranker at $NORN_RERANK_URL (model $NORN_RERANK_MODEL, key $NORN_RERANK_API_KEY), gated as norn search --rerank auto")
 	args, err := parseArgs(flags, args, 1, 4)
@@ -74,6 +75,11 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 			return err
 		}
 	}
+	if *bleve != "" {
+		if _, err := os.Stat(*bleve); err != nil {
+			return usagef("--bleve: %v", err)
+		}
+	}
 	if *keep != "" {
 		if ents, err := os.ReadDir(*keep); err == nil && len(ents) > 0 {
 			return usagef("--keep %s: folder is not empty", *keep)
@@ -81,7 +87,7 @@ func runBench(ctx context.Context, e *env, g *globals, args []string) error {
 	}
 	rep, err := bench.Search(ctx, bench.Options{
 		Notes: notesDir, QueriesPath: queriesPath, Queries: queries, Qrels: judged, Keep: *keep,
-		FTS5Script: script, FTS5Skip: fts5Skip, Logger: logger(e, g),
+		FTS5Script: script, FTS5Skip: fts5Skip, Bleve: *bleve, Logger: logger(e, g),
 		OpenIndexer: func(ctx context.Context, v *repo.Vault, s *vault.Settings) *vault.Indexer {
 			return openIndexer(ctx, e, g, v, s)
 		},
@@ -129,6 +135,10 @@ func printBenchProgress(w io.Writer, s bench.Stage, r *bench.Report) {
 		progress("FTS5 anchor failed: %s", r.FTS5.Reason)
 	case bench.StageFTS5Skipped:
 		progress("FTS5 anchor skipped: %s", r.FTS5.Reason)
+	case bench.StageBleve:
+		progress("running the Bleve anchor %s", r.Bleve.Script)
+	case bench.StageBleveFailed:
+		progress("Bleve anchor failed: %s", r.Bleve.Reason)
 	}
 }
 
@@ -142,9 +152,18 @@ func printBench(e *env, r *bench.Report) {
 
 	f := r.FTS5
 	ok := f.Status == "ok"
+	var b bench.FTS5
+	if r.Bleve != nil {
+		b = *r.Bleve
+	}
+	bok := b.Status == "ok"
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tnorn\tfts5\tnorn/fts5\t")
-	row := func(name string, ours, theirs float64, format string, ratio bool) {
+	head := "\tnorn\tfts5\tnorn/fts5\t"
+	if r.Bleve != nil {
+		head += "bleve\tnorn/bleve\t"
+	}
+	fmt.Fprintln(tw, head)
+	cell := func(ok bool, ours, theirs float64, format string, ratio bool) string {
 		t, rt := "-", "-"
 		if ok {
 			t = fmt.Sprintf(format, theirs)
@@ -152,21 +171,33 @@ func printBench(e *env, r *bench.Report) {
 				rt = fmt.Sprintf("%.3f", ours/theirs)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t"+format+"\t%s\t%s\t\n", name, ours, t, rt)
+		return t + "\t" + rt + "\t"
 	}
-	row("build ms", r.RebuildMS, f.BuildMS, "%.0f", true)
-	row("index MB", float64(r.IndexBytes)/(1<<20), float64(f.IndexBytes)/(1<<20), "%.1f", true)
-	row("p50 ms", q.P50MS, f.P50MS, "%.3f", true)
-	row("p95 ms", q.P95MS, f.P95MS, "%.3f", true)
+	row := func(name string, ours, fts, blv float64, format string, ratio bool) {
+		line := fmt.Sprintf("%s\t"+format+"\t", name, ours) + cell(ok, ours, fts, format, ratio)
+		if r.Bleve != nil {
+			line += cell(bok, ours, blv, format, ratio)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	row("build ms", r.RebuildMS, f.BuildMS, b.BuildMS, "%.0f", true)
+	row("index MB", float64(r.IndexBytes)/(1<<20), float64(f.IndexBytes)/(1<<20), float64(b.IndexBytes)/(1<<20), "%.1f", true)
+	row("p50 ms", q.P50MS, f.P50MS, b.P50MS, "%.3f", true)
+	row("p95 ms", q.P95MS, f.P95MS, b.P95MS, "%.3f", true)
+	row("p50 ms, no snippets", q.NoSnippetsP50MS, f.P50MS, b.P50MS, "%.3f", true)
+	row("p95 ms, no snippets", q.NoSnippetsP95MS, f.P95MS, b.P95MS, "%.3f", true)
 	if r.Quality != nil {
-		var fq bench.Quality
+		var fq, bq bench.Quality
 		if f.Quality != nil {
 			fq = *f.Quality
 		}
-		row("MRR@10", r.Quality.MRR10, fq.MRR10, "%.4f", false)
-		row("nDCG@10", r.Quality.NDCG10, fq.NDCG10, "%.4f", false)
-		row("recall@1", r.Quality.Recall1, fq.Recall1, "%.4f", false)
-		row("recall@10", r.Quality.Recall10, fq.Recall10, "%.4f", false)
+		if b.Quality != nil {
+			bq = *b.Quality
+		}
+		row("MRR@10", r.Quality.MRR10, fq.MRR10, bq.MRR10, "%.4f", false)
+		row("nDCG@10", r.Quality.NDCG10, fq.NDCG10, bq.NDCG10, "%.4f", false)
+		row("recall@1", r.Quality.Recall1, fq.Recall1, bq.Recall1, "%.4f", false)
+		row("recall@10", r.Quality.Recall10, fq.Recall10, bq.Recall10, "%.4f", false)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nmean %.3f ms, max %.3f ms per query", q.MeanMS, q.MaxMS)
@@ -183,6 +214,9 @@ func printBench(e *env, r *bench.Report) {
 		fmt.Fprintf(w, "fts5     p50 ratio %.3f, target ≤ %.1f: %s\n", f.RatioP50, f.TargetP50, verdict)
 	default:
 		fmt.Fprintf(w, "fts5     %s: %s\n", f.Status, f.Reason)
+	}
+	if r.Bleve != nil && !bok {
+		fmt.Fprintf(w, "bleve    %s: %s\n", b.Status, b.Reason)
 	}
 	c := r.CatchUp
 	fmt.Fprintf(w, "catch-up nothing to do: p50 %.3f µs (%d rounds)\n", c.NoopP50US, c.NoopRounds)

@@ -104,7 +104,8 @@ func TestCLI_Bench(t *testing.T) {
 		t.Fatalf("import %v ms, rebuild %v ms, index %d bytes", r.ImportMS, r.RebuildMS, r.IndexBytes)
 	}
 	q := r.Queries
-	if q.Count != 5 || q.Errors != 0 || q.NotBM25 != 0 || q.P50MS <= 0 || q.P95MS < q.P50MS || q.MaxMS < q.P95MS || q.MeanMS <= 0 {
+	if q.Count != 5 || q.Errors != 0 || q.NotBM25 != 0 || q.P50MS <= 0 || q.P95MS < q.P50MS || q.MaxMS < q.P95MS || q.MeanMS <= 0 ||
+		q.NoSnippetsP50MS <= 0 || q.NoSnippetsP95MS < q.NoSnippetsP50MS {
 		t.Fatalf("queries: %+v", q)
 	}
 	// Each query names one animal, found in one note only: rank 1 every time.
@@ -172,6 +173,59 @@ func TestCLI_BenchHumanNoAnchor(t *testing.T) {
 	}
 }
 
+// TestCLI_BenchBleve: --bleve runs a second anchor with the FTS5 script's
+// interface (here a stand-in that answers every query right and one that
+// fails) and prints its columns beside FTS5's.
+func TestCLI_BenchBleve(t *testing.T) {
+	dir := t.TempDir()
+	notes, queries, qrelsPath := writeBenchCorpus(t, dir)
+	qrels, err := os.ReadFile(qrelsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(qrels)), "\n") {
+		f := strings.Fields(l)
+		fmt.Fprintf(&run, "{\"qid\": %q, \"results\": [%q]}\n", f[0], f[1])
+	}
+	anchor := filepath.Join(dir, "bleveanchor")
+	script := "#!/bin/sh\n[ \"$1 $4\" = \"vault --run\" ] || exit 3\ncat >\"$5\" <<'EOF'\n" + run.String() + "EOF\n" +
+		"echo '{\"build_s\": 0.5, \"index_bytes\": 2097152, \"p50_ms\": 0.25, \"p95_ms\": 0.5, \"queries\": 5}'\n"
+	if err := os.WriteFile(anchor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := benchCLI(t, nil, "bench", "search", notes, queries, qrelsPath, "--no-fts5", "--bleve", anchor, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var r bench.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	b := r.Bleve
+	if b == nil || b.Status != "ok" || b.P50MS != 0.25 || b.BuildMS != 500 || b.Queries != 5 || b.Quality == nil || b.Quality.MRR10 != 1 {
+		t.Fatalf("bleve: %+v", b)
+	}
+	out, errs, code = benchCLI(t, nil, "bench", "search", notes, queries, qrelsPath, "--no-fts5", "--bleve", anchor)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"norn/bleve", "p50 ms, no snippets", "0.250"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "running the Bleve anchor") {
+		t.Errorf("no Bleve progress line:\n%s", errs)
+	}
+	failing := filepath.Join(dir, "failing")
+	os.WriteFile(failing, []byte("#!/bin/sh\necho broken >&2\nexit 1\n"), 0o755)
+	out, errs, code = benchCLI(t, nil, "bench", "search", notes, queries, "--no-fts5", "--bleve", failing)
+	if code != 0 || !strings.Contains(out, "bleve    failed: ") || !strings.Contains(out, "broken") || !strings.Contains(errs, "Bleve anchor failed") {
+		t.Fatalf("failing anchor: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 func TestCLI_BenchUsage(t *testing.T) {
 	dir := t.TempDir()
 	notes, queries, qrelsPath := writeBenchCorpus(t, dir)
@@ -195,6 +249,7 @@ func TestCLI_BenchUsage(t *testing.T) {
 		{"bench", "search", notes, queries, badQrels},
 		{"bench", "search", notes, queries, "--fts5", filepath.Join(dir, "missing.py")},
 		{"bench", "search", notes, queries, "--keep", full},
+		{"bench", "search", notes, queries, "--bleve", filepath.Join(dir, "missing-anchor")},
 		{"bench", "search", notes, queries, "--bogus"},
 	} {
 		if out, errs, code := benchCLI(t, nil, args...); code != exitUsage {

@@ -27,6 +27,23 @@ func TestCLI_Search(t *testing.T) {
 	if r["engine"] != "bm25" || r["index_stale"] != false || len(res) == 0 || res[0].(map[string]any)["path"] != "tech/bloom.md" {
 		t.Fatalf("search: %v", r)
 	}
+	// --no-snippets: the same hits, without snippets or lines.
+	var bare map[string]any
+	if err := json.Unmarshal([]byte(mustCLI(t, dir, "", "search", "bloom", "filter", "--json", "--no-snippets")), &bare); err != nil {
+		t.Fatal(err)
+	}
+	if b := bare["results"].([]any); len(b) != len(res) {
+		t.Fatalf("--no-snippets: %v, want the hits of %v", bare, r)
+	}
+	for i, h := range bare["results"].([]any) {
+		got, want := h.(map[string]any), res[i].(map[string]any)
+		if got["path"] != want["path"] || got["score"] != want["score"] || got["snippet"] != "" || got["line"] != 0.0 || want["snippet"] == "" {
+			t.Errorf("--no-snippets hit %d: %v, want %v without its snippet", i, got, want)
+		}
+	}
+	if out := mustCLI(t, dir, "", "search", "bloom", "--no-snippets"); !strings.Contains(out, "\ntech/bloom.md  Bloom filters  (") {
+		t.Errorf("--no-snippets:\n%s", out)
+	}
 	// An exclusion first needs no "--": an argument naming no flag is query text.
 	for _, args := range [][]string{
 		{"search", "-tag:data-structures", "hashing"},
