@@ -3,8 +3,6 @@ package repo_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/norn-vault/norn/note"
 	"github.com/norn-vault/norn/repo"
 )
 
@@ -42,39 +39,10 @@ func TestVault_LeanOpsAgainstGit(t *testing.T) {
 	v := bigVault(t, n)
 	dir := v.Dir()
 	v.Close()
-	rng := rand.New(rand.NewPCG(5, 6))
-	live := map[string]bool{}
-	for i := range n {
-		live[fmt.Sprintf("f%02d/n%04d.md", i/100, i)] = true
-	}
-	pick := func() string {
-		for {
-			p := fmt.Sprintf("f%02d/n%04d.md", rng.IntN(n/100), rng.IntN(n))
-			if live[p] || rng.IntN(4) == 0 {
-				return p
-			}
-		}
-	}
+	ops := newRandomOps(n, 5, 6)
 	for i := range 300 {
 		v := openLean(t, dir)
-		p := pick()
-		tx := repo.Tx{Author: repo.Author{Name: "a"}}
-		switch op := rng.IntN(10); {
-		case op < 6 || !live[p]:
-			tx.Op = repo.OpWrite
-			tx.Changes = []repo.Change{put(p, fmt.Sprintf("# %d\n", i), v.Revision(note.Path(p)))}
-			live[p] = true
-		case op < 8:
-			tx.Op, tx.Reason = repo.OpArchive, repo.ReasonArchived
-			tx.Changes = []repo.Change{{Kind: repo.Archive, Path: note.Path(p)}}
-			delete(live, p)
-		default:
-			to := fmt.Sprintf("m%02d/x%05d.md", rng.IntN(5), i)
-			tx.Op = repo.OpMove
-			tx.Changes = []repo.Change{{Kind: repo.Move, From: note.Path(p), Path: note.Path(to)}}
-			delete(live, p)
-			live[to] = true
-		}
+		tx := ops.next(v, i)
 		if _, err := v.Apply(ctx, tx); err != nil {
 			t.Fatalf("op %d %s: %v", i, tx.Op, err)
 		}

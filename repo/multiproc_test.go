@@ -108,31 +108,7 @@ func TestVault_MultiProcessCold(t *testing.T) {
 	ctx := context.Background()
 	v := bigVault(t, 1100)
 	dir := v.Dir()
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for _, name := range []string{"cold1", "cold2"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), multiEnv+"="+dir+" "+name)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("writer %s: %v\n%s", name, err, out)
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := multiWrites(ctx, v, "p0"); err != nil {
-			errs <- err
-		}
-	}()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	writeFromProcesses(ctx, t, v, "cold1", "cold2")
 	if n, _ := strconv.Atoi(strings.TrimSpace(gitCmd(t, dir, "rev-list", "--count", "HEAD"))); n != 1+3*multiProcWrites {
 		t.Fatalf("%d commits, want %d", n, 1+3*multiProcWrites)
 	}
@@ -161,31 +137,7 @@ func TestVault_MultiProcess(t *testing.T) {
 		mu.Unlock()
 	}})
 	dir := v.Dir()
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for _, name := range []string{"p1", "p2"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), multiEnv+"="+dir+" "+name)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("writer %s: %v\n%s", name, err, out)
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := multiWrites(ctx, v, "p0"); err != nil {
-			errs <- err
-		}
-	}()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	writeFromProcesses(ctx, t, v, "p1", "p2")
 	if err := v.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -432,4 +384,35 @@ func TestVault_TempFileMarker(t *testing.T) {
 		}
 	}
 	assertClean(t, v)
+}
+
+// writeFromProcesses runs multiWrites in a child process for each of names (the
+// test binary again, multiEnv naming the vault and the writer) and as "p0" in
+// this one on v, all at once, and fails t with every error once all are done.
+func writeFromProcesses(ctx context.Context, t *testing.T, v *repo.Vault, names ...string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(names)+1)
+	for _, name := range names {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), multiEnv+"="+v.Dir()+" "+name)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("writer %s: %v\n%s", name, err, out)
+			}
+		})
+	}
+	wg.Go(func() {
+		if err := multiWrites(ctx, v, "p0"); err != nil {
+			errs <- err
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 }

@@ -163,38 +163,9 @@ func TestSplitIndex_RandomOpsAgainstGit(t *testing.T) {
 	ctx := context.Background()
 	v := bigVault(t, n)
 	dir := v.Dir()
-	rng := rand.New(rand.NewPCG(3, 4))
-	live := map[string]bool{}
-	for i := range n {
-		live[fmt.Sprintf("f%02d/n%04d.md", i/100, i)] = true
-	}
-	pick := func() string {
-		for {
-			p := fmt.Sprintf("f%02d/n%04d.md", rng.IntN(n/100), rng.IntN(n))
-			if live[p] || rng.IntN(4) == 0 {
-				return p
-			}
-		}
-	}
+	ops := newRandomOps(n, 3, 4)
 	for i := range 300 {
-		p := pick()
-		tx := repo.Tx{Author: repo.Author{Name: "a"}}
-		switch op := rng.IntN(10); {
-		case op < 6 || !live[p]:
-			tx.Op = repo.OpWrite
-			tx.Changes = []repo.Change{put(p, fmt.Sprintf("# %d\n", i), v.Revision(note.Path(p)))}
-			live[p] = true
-		case op < 8:
-			tx.Op, tx.Reason = repo.OpArchive, repo.ReasonArchived
-			tx.Changes = []repo.Change{{Kind: repo.Archive, Path: note.Path(p)}}
-			delete(live, p)
-		default:
-			to := fmt.Sprintf("m%02d/x%05d.md", rng.IntN(5), i)
-			tx.Op = repo.OpMove
-			tx.Changes = []repo.Change{{Kind: repo.Move, From: note.Path(p), Path: note.Path(to)}}
-			delete(live, p)
-			live[to] = true
-		}
+		tx := ops.next(v, i)
 		if _, err := v.Apply(ctx, tx); err != nil {
 			t.Fatalf("op %d %s: %v", i, tx.Op, err)
 		}
@@ -222,4 +193,54 @@ func TestSplitIndex_RandomOpsAgainstGit(t *testing.T) {
 		}
 	}
 	assertIndexMatchesHead(t, v)
+}
+
+// randomOps makes the random writes, archives and moves the tests against git
+// apply to a vault of n notes in folders of 100 (bigVault's): pick a path (mostly
+// a live note), then write it (6 in 10, or when it is gone), archive it (2 in
+// 10) or move it into one of five new folders; live follows what the ops do.
+type randomOps struct {
+	rng  *rand.Rand
+	n    int
+	live map[string]bool
+}
+
+func newRandomOps(n int, seed1, seed2 uint64) *randomOps {
+	o := &randomOps{rng: rand.New(rand.NewPCG(seed1, seed2)), n: n, live: map[string]bool{}}
+	for i := range n {
+		o.live[fmt.Sprintf("f%02d/n%04d.md", i/100, i)] = true
+	}
+	return o
+}
+
+func (o *randomOps) pick() string {
+	for {
+		p := fmt.Sprintf("f%02d/n%04d.md", o.rng.IntN(o.n/100), o.rng.IntN(o.n))
+		if o.live[p] || o.rng.IntN(4) == 0 {
+			return p
+		}
+	}
+}
+
+// next is op i: a transaction for v (whose revisions a write's CAS reads).
+func (o *randomOps) next(v *repo.Vault, i int) repo.Tx {
+	p := o.pick()
+	tx := repo.Tx{Author: repo.Author{Name: "a"}}
+	switch op := o.rng.IntN(10); {
+	case op < 6 || !o.live[p]:
+		tx.Op = repo.OpWrite
+		tx.Changes = []repo.Change{put(p, fmt.Sprintf("# %d\n", i), v.Revision(note.Path(p)))}
+		o.live[p] = true
+	case op < 8:
+		tx.Op, tx.Reason = repo.OpArchive, repo.ReasonArchived
+		tx.Changes = []repo.Change{{Kind: repo.Archive, Path: note.Path(p)}}
+		delete(o.live, p)
+	default:
+		to := fmt.Sprintf("m%02d/x%05d.md", o.rng.IntN(5), i)
+		tx.Op = repo.OpMove
+		tx.Changes = []repo.Change{{Kind: repo.Move, From: note.Path(p), Path: note.Path(to)}}
+		delete(o.live, p)
+		o.live[to] = true
+	}
+	return tx
 }
