@@ -53,7 +53,7 @@ func TestWrite_ThroughRunningServer(t *testing.T) {
 		git(t, d, "config", "user.name", "Ada Owner")
 		git(t, d, "config", "user.email", "ada@example.org")
 	}
-	l, _, commits := serveLocal(t, served)
+	l, sv, commits := serveLocal(t, served)
 	const note = "---\ntitle: Quokka\n---\n# Quokka\nThe zyzzyva note.\n"
 	steps := []struct {
 		name, stdin string
@@ -110,7 +110,9 @@ func TestWrite_ThroughRunningServer(t *testing.T) {
 	git(t, served, "fsck", "--strict")
 
 	// A stale advertisement (the server is gone, its port closed): the write is
-	// made here, silently.
+	// made here, silently. The server's vault is closed with it, as a server
+	// that is gone has (an open one may take in this process's commit at any
+	// moment, which its commit count would not tell from one of its own).
 	ad, err := os.ReadFile(server.LocalEndpointPath(served + "/.git"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +120,7 @@ func TestWrite_ThroughRunningServer(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
+	sv.Close()
 	if err := os.WriteFile(server.LocalEndpointPath(served+"/.git"), ad, 0o600); err != nil {
 		t.Fatal(err)
 	}
