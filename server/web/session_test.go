@@ -225,13 +225,34 @@ func TestHandler_APIUnderPrincipalBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan error, 1)
+	// The reader's wait is asked again whenever it answers (a commit made as the
+	// vault opened may answer the first at once), until the test has seen the
+	// 429 and stops it.
+	stop, waited := make(chan struct{}), make(chan error, 1)
 	go func() {
-		req := mcpgo.CallToolRequest{}
-		req.Params.Name = "wait_for_changes"
-		req.Params.Arguments = map[string]any{"timeout": 60}
-		_, err := c.CallTool(context.Background(), req)
-		waited <- err
+		since := ""
+		for {
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name = "wait_for_changes"
+			req.Params.Arguments = map[string]any{"timeout": 60}
+			if since != "" {
+				req.Params.Arguments = map[string]any{"timeout": 60, "since": since}
+			}
+			res, err := c.CallTool(context.Background(), req)
+			if err != nil {
+				waited <- err
+				return
+			}
+			if m, ok := res.StructuredContent.(map[string]any); ok {
+				since, _ = m["cursor"].(string)
+			}
+			select {
+			case <-stop:
+				waited <- nil
+				return
+			default:
+			}
+		}
 	}()
 	deadline := time.Now().Add(safety)
 	for {
@@ -250,6 +271,7 @@ func TestHandler_APIUnderPrincipalBound(t *testing.T) {
 	if resp, body := owner.do(http.MethodGet, "/web/api/tree", "", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("owner's API request: %d %s", resp.StatusCode, body)
 	}
+	close(stop)
 	if err := testvault.Write(e.v, "new.md", "# New\n"); err != nil {
 		t.Fatal(err)
 	}
