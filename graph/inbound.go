@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"github.com/norn-vault/norn/note"
 )
 
@@ -479,17 +481,24 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 
 // inboundLine returns the line of doc d's inbound field (in the search's view)
 // that holds the most of the query's own words (the first of those that tie),
-// nil if none holds one. It reads the record's lines in place, copying only the
-// line it returns.
+// nil if none holds one. It reads the record in pebble's buffer, copying only the
+// line it returns, and stems only the words that may stem to a query word
+// (stemHeads).
 func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
-	b, err := se.ix.get(docKey(prefixIn, d))
-	if err != nil || b == nil {
-		return nil, err
+	b, closer, err := se.ix.db.Get(docKey(prefixIn, d))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	defer closer.Close()
 	if se.inWant == nil {
 		se.inWant = make(map[string]bool, se.pl.orig)
+		se.inHeads = stemHeads{}
 		for _, w := range se.pl.words[:se.pl.orig] {
 			se.inWant[w.term] = true
+			se.inHeads.add(w.term)
 		}
 		if se.s.stem == nil || len(se.s.stem.cache) > maxInboundStems {
 			se.s.stem = se.ix.an.newStemmer()
@@ -513,6 +522,9 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		}
 		seen = seen[:0]
 		words(text, func(w word) {
+			if !se.inHeads.may(w.folded) {
+				return
+			}
 			if t := se.inStem.term(w.folded); se.inWant[t] && !slices.Contains(seen, t) {
 				seen = append(seen, t)
 			}

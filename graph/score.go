@@ -91,11 +91,12 @@ type searcher struct {
 	invAvg [numFields]float64
 	n      float64 // live docs
 
-	// inWant and inStem pick a hit's inbound line (inboundLine): the query's own
-	// words, and a stemmer (the pooled scratch's); set for the first hit that
-	// needs them.
-	inWant map[string]bool
-	inStem *stemmer
+	// inWant, inHeads and inStem pick a hit's inbound line (inboundLine): the
+	// query's own words, their stemHeads, and a stemmer (the pooled scratch's);
+	// set for the first hit that needs them.
+	inWant  map[string]bool
+	inHeads stemHeads
+	inStem  *stemmer
 
 	// tracked are the query's own terms (words, then phrase terms) whose body
 	// positions proximity and snippets need; tracked[i] is pl.words[i] for the
