@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -481,10 +482,20 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 
 // inboundLine returns the line of doc d's inbound field (in the search's view)
 // that holds the most of the query's own words (the first of those that tie),
-// nil if none holds one. It reads the record in pebble's buffer, copying only the
-// line it returns, and stems only the words that may stem to a query word
-// (stemHeads).
+// nil if none holds one. The field's postings scored d for the words in
+// searchScratch.inb, and the lines hold no other of the query's words (the
+// postings are theirs): it reads no record when there are none and stops at
+// the first line that holds them all. It reads the record in pebble's buffer,
+// copying only the line it returns, and stems only the words that may stem to a
+// query word (stemHeads).
 func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
+	want := bits.OnesCount64(se.s.inb[d] &^ otherBit)
+	if se.pl.orig >= 63 {
+		want = se.pl.orig // words past the 63rd have no bit of their own
+	}
+	if want == 0 {
+		return nil, nil
+	}
 	b, closer, err := se.ix.db.Get(docKey(prefixIn, d))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
@@ -505,6 +516,7 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		}
 		se.inStem = se.s.stem
 	}
+	want = min(want, len(se.inWant))
 	var seen []string
 	var best *InboundLine
 	bestN := 0
@@ -531,7 +543,7 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		})
 		if len(seen) > bestN {
 			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
-			if bestN == len(se.inWant) {
+			if bestN == want {
 				break // no later line holds more
 			}
 		}
