@@ -490,7 +490,7 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 // query word (stemHeads).
 func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 	want := bits.OnesCount64(se.s.inb[d] &^ otherBit)
-	if se.pl.orig >= 63 {
+	if se.pl.orig > 63 {
 		want = se.pl.orig // words past the 63rd have no bit of their own
 	}
 	if want == 0 {
