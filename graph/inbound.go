@@ -6,9 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/norn-vault/norn/note"
 )
@@ -479,23 +482,41 @@ func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGrap
 
 // inboundLine returns the line of doc d's inbound field (in the search's view)
 // that holds the most of the query's own words (the first of those that tie),
-// nil if none holds one. It reads the record's lines in place, copying only the
-// line it returns.
+// nil if none holds one. The field's postings scored d for the words in
+// searchScratch.inb, and the lines hold no other of the query's words (the
+// postings are theirs): it reads no record when there are none and stops at
+// the first line that holds them all. It reads the record in pebble's buffer,
+// copying only the line it returns, and stems only the words that may stem to a
+// query word (stemHeads).
 func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
-	b, err := se.ix.get(docKey(prefixIn, d))
-	if err != nil || b == nil {
-		return nil, err
+	want := bits.OnesCount64(se.s.inb[d] &^ otherBit)
+	if se.pl.orig > 63 {
+		want = se.pl.orig // words past the 63rd have no bit of their own
 	}
+	if want == 0 {
+		return nil, nil
+	}
+	b, closer, err := se.ix.db.Get(docKey(prefixIn, d))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	defer closer.Close()
 	if se.inWant == nil {
 		se.inWant = make(map[string]bool, se.pl.orig)
+		se.inHeads = stemHeads{}
 		for _, w := range se.pl.words[:se.pl.orig] {
 			se.inWant[w.term] = true
+			se.inHeads.add(w.term)
 		}
 		if se.s.stem == nil || len(se.s.stem.cache) > maxInboundStems {
 			se.s.stem = se.ix.an.newStemmer()
 		}
 		se.inStem = se.s.stem
 	}
+	want = min(want, len(se.inWant))
 	var seen []string
 	var best *InboundLine
 	bestN := 0
@@ -513,13 +534,16 @@ func (se *searcher) inboundLine(d uint32) (*InboundLine, error) {
 		}
 		seen = seen[:0]
 		words(text, func(w word) {
+			if !se.inHeads.may(w.folded) {
+				return
+			}
 			if t := se.inStem.term(w.folded); se.inWant[t] && !slices.Contains(seen, t) {
 				seen = append(seen, t)
 			}
 		})
 		if len(seen) > bestN {
 			best, bestN = &InboundLine{From: note.Path(from), Text: string(text)}, len(seen)
-			if bestN == len(se.inWant) {
+			if bestN == want {
 				break // no later line holds more
 			}
 		}

@@ -193,3 +193,31 @@ func inboundOn() graph.Options {
 	w.Inbound.Weight = 1
 	return graph.Options{Weights: w}
 }
+
+// TestSearch_ApostropheWords: a word with an apostrophe second ("O'Reilly",
+// whose term is "oreilli") is found in a hit's text and in its linking lines
+// like any other: the snippet marks it, and the inbound line is the one that
+// holds it.
+func TestSearch_ApostropheWords(t *testing.T) {
+	ix, _ := openIndex(t, inboundOn())
+	notes := map[string]string{
+		"books/press.md":  "---\ntitle: Press\n---\n# Press\n\nThe catalogue of a publisher.\n",
+		"books/shelf.md":  "---\ntitle: Shelf\n---\n# Shelf\n\nA [[press]] catalogue lists the quarterly titles.\n",
+		"books/orders.md": "---\ntitle: Orders\n---\n# Orders\n\nThe O'Reilly catalogue comes from the [[press]].\n",
+	}
+	if err := ix.Rebuild(context.Background(), "c1", graph.DocRecords(seq(mkDocs(t, notes))), nil); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, "o'reilly catalogue", graph.SearchOptions{})
+	byPath := map[note.Path]graph.Hit{}
+	for _, h := range res.Hits {
+		byPath[h.Path] = h
+	}
+	if h := byPath["books/orders.md"]; !strings.Contains(h.Snippet, "«O'Reilly»") {
+		t.Errorf("orders.md snippet %q, want «O'Reilly» marked", h.Snippet)
+	}
+	in := byPath["books/press.md"].Inbound
+	if in == nil || in.From != "books/orders.md" {
+		t.Errorf("press.md inbound line %+v, want the line of books/orders.md (both of the query's words)", in)
+	}
+}

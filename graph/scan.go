@@ -129,7 +129,7 @@ type scanFilter struct {
 func newScanner(q *Query, o SearchOptions) (*scanner, error) {
 	a := newAnalyzer(DefaultStopWords)
 	st := a.newStemmer()
-	sc := &scanner{folder: strings.Trim(o.Folder, "/"), hl: &highlighter{st: st, exact: map[string]float64{}, heads: map[[2]byte]bool{}}}
+	sc := &scanner{folder: strings.Trim(o.Folder, "/"), hl: &highlighter{st: st, exact: map[string]float64{}, heads: stemHeads{}}}
 	var group []scanFilter
 	groupRequired := false
 	flush := func() {
@@ -159,7 +159,7 @@ func newScanner(q *Query, o SearchOptions) (*scanner, error) {
 				words([]byte(c.Value), func(w word) {
 					if tm := st.term(w.folded); tm != "" {
 						sc.hl.exact[tm] = 1
-						sc.hl.addHead(tm)
+						sc.hl.heads.add(tm)
 					}
 				})
 			}

@@ -20,7 +20,7 @@ type searchScratch struct {
 	accP  []float32
 	mask  []uint64
 	inc   []bool    // doc is in cands
-	inb   []bool    // the inbound field scored for doc
+	inb   []uint64  // the words whose inbound postings scored doc (inboundBit)
 	arena []byte    // positions parts of the tracked terms' blocks
 	refs  []postRef // the tracked terms' postRefs, one run per term
 	cands []uint32  // docs with a score
@@ -42,7 +42,7 @@ func (ix *Index) getScratch(n int) *searchScratch {
 		s.accP = make([]float32, len(s.score))
 		s.mask = make([]uint64, len(s.score))
 		s.inc = make([]bool, len(s.score))
-		s.inb = make([]bool, len(s.score))
+		s.inb = make([]uint64, len(s.score))
 	}
 	return s
 }
@@ -65,7 +65,7 @@ func (s *searchScratch) resetScores() {
 		s.score[d] = 0
 		s.mask[d] = 0
 		s.inc[d] = false
-		s.inb[d] = false
+		s.inb[d] = 0
 	}
 	s.cands = s.cands[:0]
 	s.touch = s.touch[:0]
@@ -91,11 +91,12 @@ type searcher struct {
 	invAvg [numFields]float64
 	n      float64 // live docs
 
-	// inWant and inStem pick a hit's inbound line (inboundLine): the query's own
-	// words, and a stemmer (the pooled scratch's); set for the first hit that
-	// needs them.
-	inWant map[string]bool
-	inStem *stemmer
+	// inWant, inHeads and inStem pick a hit's inbound line (inboundLine): the
+	// query's own words, their stemHeads, and a stemmer (the pooled scratch's);
+	// set for the first hit that needs them.
+	inWant  map[string]bool
+	inHeads stemHeads
+	inStem  *stemmer
 
 	// tracked are the query's own terms (words, then phrase terms) whose body
 	// positions proximity and snippets need; tracked[i] is pl.words[i] for the
@@ -382,7 +383,7 @@ func (se *searcher) snippets(hits []Hit, page []uint32) error {
 		if err != nil {
 			return err
 		}
-		if se.s.inb[d] {
+		if se.s.inb[d] != 0 {
 			if h.Inbound, err = se.inboundLine(d); err != nil {
 				return err
 			}
@@ -433,7 +434,7 @@ func (se *searcher) scoreWord(wi int) error {
 	}
 	s := se.s
 	s.touch = s.touch[:0]
-	dfE, err := se.accumulateWord(it, wp.term, tr)
+	dfE, err := se.accumulateWord(it, wp.term, se.inboundBit(wi), tr)
 	if err != nil {
 		it.Close()
 		return err
@@ -458,11 +459,26 @@ func (se *searcher) scoreWord(wi int) error {
 	return nil
 }
 
+// inboundBit returns the bit of word wi in searchScratch.inb: bit wi for the
+// query's own words but the 64th and later, whose exact inbound postings
+// inboundLine counts; otherBit for any other (and for a prefix expansion).
+func (se *searcher) inboundBit(wi int) uint64 {
+	if wi < se.pl.orig && wi < 63 {
+		return 1 << wi
+	}
+	return otherBit
+}
+
+// otherBit marks in searchScratch.inb an inbound posting of a term that is not
+// one of the query's own words.
+const otherBit = 1 << 63
+
 // accumulateWord walks the posting blocks under it, summing each doc's exact
-// (accE) and prefix (accP) term frequency for the word and recording tr's
-// positions; it returns the number of docs with an exact match. The caller
-// closes it.
-func (se *searcher) accumulateWord(it *pebble.Iterator, word string, tr *tracked) (int, error) {
+// (accE) and prefix (accP) term frequency for the word, marking inBit (prefix
+// expansions: otherBit) in inb for the docs its inbound postings score, and
+// recording tr's positions; it returns the number of docs with an exact match.
+// The caller closes it.
+func (se *searcher) accumulateWord(it *pebble.Iterator, word string, inBit uint64, tr *tracked) (int, error) {
 	s := se.s
 	dfE := 0
 	var exp expansions
@@ -490,9 +506,9 @@ func (se *searcher) accumulateWord(it *pebble.Iterator, word string, tr *tracked
 		if err := br.init(v); err != nil {
 			return 0, corrupt(err)
 		}
-		acc := s.accP
+		acc, bit := s.accP, uint64(otherBit)
 		if exact {
-			acc = s.accE
+			acc, bit = s.accE, inBit
 		}
 		rec := tr
 		base := 0
@@ -520,8 +536,9 @@ func (se *searcher) accumulateWord(it *pebble.Iterator, word string, tr *tracked
 			if class == 0 {
 				tf = se.tfw(&br.cur)
 			} else {
-				tf = se.inboundTF(&br.cur)
-				s.inb[d] = s.inb[d] || tf > 0
+				if tf = se.inboundTF(&br.cur); tf > 0 {
+					s.inb[d] |= bit
+				}
 			}
 			if tf == 0 {
 				continue

@@ -26,21 +26,31 @@ type highlighter struct {
 	st     *stemmer
 	exact  map[string]float64 // term → weight (its idf)
 	prefix []prefixWord
-	// heads holds the first two bytes of every query term: a word whose folded
-	// form starts otherwise cannot stem to one (Porter2 keeps the first two
-	// letters, but for dying/lying/tying → die/lie/tie, covered by adding "dy",
-	// "ly", "ty"), so it is not stemmed at all.
-	heads map[[2]byte]bool
+	heads  stemHeads // of the exact terms
 }
 
-func (h *highlighter) addHead(t string) {
+// stemHeads holds the first two bytes of a set of terms, so that a word that
+// cannot stem to one of them is not stemmed at all: Porter2 keeps a word's first
+// two letters, but for dying/lying/tying → die/lie/tie (covered by adding "dy",
+// "ly", "ty") and for an apostrophe second ("o'reilly" → "oreilli", "x's" → "x"),
+// which may.
+type stemHeads map[[2]byte]bool
+
+func (h stemHeads) add(t string) {
 	var k [2]byte
 	copy(k[:], t)
-	h.heads[k] = true
+	h[k] = true
 	switch k {
 	case [2]byte{'d', 'i'}, [2]byte{'l', 'i'}, [2]byte{'t', 'i'}:
-		h.heads[[2]byte{k[0], 'y'}] = true
+		h[[2]byte{k[0], 'y'}] = true
 	}
+}
+
+// may reports whether folded may stem to one of the terms.
+func (h stemHeads) may(folded []byte) bool {
+	var k [2]byte
+	copy(k[:], folded)
+	return h[k] || k[1] == '\''
 }
 
 type prefixWord struct {
@@ -56,7 +66,7 @@ type match struct {
 }
 
 func (se *searcher) highlighter() *highlighter {
-	h := &highlighter{st: se.ix.an.newStemmer(), exact: map[string]float64{}, heads: map[[2]byte]bool{}}
+	h := &highlighter{st: se.ix.an.newStemmer(), exact: map[string]float64{}, heads: stemHeads{}}
 	for _, w := range se.pl.words[:se.pl.orig] {
 		h.exact[w.term] = max(h.exact[w.term], w.idf)
 		if w.prefix && se.w.Prefix > 0 {
@@ -69,7 +79,7 @@ func (se *searcher) highlighter() *highlighter {
 		}
 	}
 	for t := range h.exact {
-		h.addHead(t)
+		h.heads.add(t)
 	}
 	return h
 }
@@ -78,9 +88,7 @@ func (se *searcher) highlighter() *highlighter {
 func (h *highlighter) matches(text []byte) []match {
 	var out []match
 	words(text, func(w word) {
-		var k [2]byte
-		copy(k[:], w.folded)
-		if !h.heads[k] {
+		if !h.heads.may(w.folded) {
 			return
 		}
 		t := h.st.term(w.folded)
