@@ -396,11 +396,8 @@ func decodeInbound(b []byte) (inboundRec, error) {
 // at a time, and added in doc order.
 func (b *bulkBuilder) inboundAll(ctx context.Context, an *analyzer, lg *linkGraph) error {
 	t := b.tables.contexts
-	if t.err == nil && t.w.Buffered() > 0 {
-		t.err = t.w.Flush()
-	}
-	if t.err != nil {
-		return fmt.Errorf("link contexts: %w", t.err)
+	if err := t.flush(); err != nil {
+		return fmt.Errorf("link contexts: %w", err)
 	}
 	read := func(id int32) ([]byte, error) {
 		sp := b.ctxAt[id]

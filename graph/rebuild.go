@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -66,13 +67,23 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 	bld.atts = in.atts
 	slices.SortFunc(in.rows, func(a, b Row) int { return bytes.Compare(a.Key, b.Key) })
 	bld.rows = in.rows
-	// The resolved link graph gives every note its inbound field; then the doc
-	// table is built on another core while the sstables are written (it does
-	// not change the builder).
+	// The resolved link graph gives every note its inbound field. The link
+	// graph's own records go to their table meanwhile, on another core, then
+	// the doc records once the inbound pass has set their lengths; the doc
+	// table is built and the postings merged into theirs at the same time.
 	lg := buildLinkGraph(bld.nodes, bld.atts)
+	if err := bld.tables.contexts.flush(); err != nil {
+		return fmt.Errorf("rebuild index: link contexts: %w", err)
+	}
+	inbound := make(chan error, 1) // the inbound pass's outcome
+	graphErr := make(chan error, 1)
+	go func() { graphErr <- writeGraphTable(bld.tables, bld, inbound) }()
 	if err := bld.inboundAll(ctx, ix.an, lg); err != nil {
+		inbound <- err
+		<-graphErr
 		return fmt.Errorf("rebuild index: %w", err)
 	}
+	inbound <- nil
 	var dt *docTable
 	built := make(chan struct{})
 	go func() {
@@ -84,7 +95,8 @@ func (ix *Index) Rebuild(ctx context.Context, commit string, records iter.Seq2[R
 		dt.stats = bld.stats
 		dt.grow(bld.stats.next)
 	}()
-	err = writeTables(tables, commit, formatValue(ix.an, ix.opts.PrivateFolders, ix.opts.PrivateTags), bld)
+	err = writeMetaTable(bld.tables, commit, formatValue(ix.an, ix.opts.PrivateFolders, ix.opts.PrivateTags), bld)
+	err = errors.Join(err, <-graphErr)
 	<-built
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
@@ -424,10 +436,13 @@ func (t *tableFile) close() error {
 	return t.err
 }
 
-// writeTables writes what bld holds (link graph, doc records, format, stats,
-// commit, postings) into their tables, in key order (g/a, g/c, g/n, r/, s/d | s/m,
-// s/t), dropping each part from the builder once written, and finishes all four.
-func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilder) error {
+// writeGraphTable writes the link graph and the doc records into the graph
+// table, in key order (g/a, g/c, g/n, r/, s/d), and finishes it. It runs beside
+// the inbound pass, which sets the doc records' inbound lengths: it writes them
+// only once inbound gives the pass's outcome, and not at all if it failed. It
+// reads the context spill file (flushed) and the builder's nodes, attachments and
+// rows, which nothing changes meanwhile.
+func writeGraphTable(t *rebuildTables, bld *bulkBuilder, inbound <-chan error) error {
 	set := t.graph.set
 	for _, p := range bld.atts {
 		set(nodeKey(prefixAttachment, p), nil)
@@ -441,11 +456,11 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 	})
 	var nb []byte
 	for _, i := range order {
-		nb = t.contexts.read(nb[:0], bld.ctxAt[i])
+		var err error
+		if nb, err = t.contexts.readAt(nb[:0], bld.ctxAt[i]); err != nil {
+			return fmt.Errorf("link contexts: %w", err)
+		}
 		set(nodeKey(prefixContext, bld.nodes[i].names.path), nb)
-	}
-	if err := t.contexts.err; err != nil {
-		return fmt.Errorf("link contexts: %w", err)
 	}
 	for _, i := range order {
 		r := &bld.nodes[i]
@@ -456,11 +471,20 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 		set(r.Key, r.Value)
 	}
 	bld.rows = nil
+	if err := <-inbound; err != nil {
+		return nil // the inbound pass's error is the rebuild's
+	}
 	for id, rec := range bld.recs {
 		set(docKey(prefixDoc, uint32(id)), rec.encode())
 	}
+	return t.graph.close()
+}
 
-	set = t.meta.set
+// writeMetaTable writes the format, stats, commit and the postings merged from
+// their runs into the meta table, in key order (s/m, s/t), and finishes it and
+// the streamed tables (forward lists, stored texts).
+func writeMetaTable(t *rebuildTables, commit string, format []byte, bld *bulkBuilder) error {
+	set := t.meta.set
 	set([]byte(keyCommit), []byte(commit))
 	set([]byte(keyFormat), format)
 	set([]byte(keyStats), bld.stats.encode())
@@ -468,7 +492,7 @@ func writeTables(t *rebuildTables, commit string, format []byte, bld *bulkBuilde
 	if bld.nterms, err = bld.runs.merge(set); err != nil {
 		return fmt.Errorf("posting runs: %w", err)
 	}
-	for _, f := range t.all() {
+	for _, f := range []*tableFile{t.meta, t.fwd, t.text} {
 		if cerr := f.close(); err == nil {
 			err = cerr
 		}
@@ -505,21 +529,23 @@ func (s *spillFile) write(b []byte) spillSpan {
 	return sp
 }
 
-// read appends the record at sp to dst.
-func (s *spillFile) read(dst []byte, sp spillSpan) []byte {
+// flush writes what is buffered to the file; reads may then run concurrently.
+func (s *spillFile) flush() error {
 	if s.err == nil && s.w.Buffered() > 0 {
 		s.err = s.w.Flush()
 	}
-	if s.err != nil {
-		return dst
-	}
+	return s.err
+}
+
+// readAt appends the record at sp to dst, from the file alone: the spill must
+// have been flushed. It changes nothing, so reads may run concurrently.
+func (s *spillFile) readAt(dst []byte, sp spillSpan) ([]byte, error) {
 	dst = slices.Grow(dst, int(sp.n))
 	b := dst[len(dst) : len(dst)+int(sp.n)]
 	if _, err := s.f.ReadAt(b, sp.off); err != nil {
-		s.err = err
-		return dst
+		return dst, err
 	}
-	return dst[:len(dst)+int(sp.n)]
+	return dst[:len(dst)+int(sp.n)], nil
 }
 
 func (s *spillFile) remove() {
