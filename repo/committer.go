@@ -225,6 +225,7 @@ func (v *Vault) syncForeign() {
 		return
 	}
 	v.sawGit()
+	start := time.Now()
 	v.wtMu.Lock()
 	err = v.loadHead()
 	v.wtMu.Unlock()
@@ -232,10 +233,14 @@ func (v *Vault) syncForeign() {
 		v.log.Error("reload head", "err", err)
 		return
 	}
+	headAt := time.Now()
 	v.reloadIndex()
+	indexAt := time.Now()
 	if v.opts.OnCommit != nil {
 		v.opts.OnCommit(CommitID(tip.String()))
 	}
+	v.log.Debug("took in a foreign commit", "from", old, "to", tip, "head", headAt.Sub(start),
+		"git_index", indexAt.Sub(headAt), "on_commit", time.Since(indexAt))
 	if v.events.listening() {
 		v.events.add(pending{base: old, tip: tip})
 	}

@@ -82,19 +82,51 @@ func (m *Maintainer) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	next := roundFull
 	for {
-		if err := m.Round(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		var err error
+		if next == roundFull {
+			err = m.Round(ctx)
+		} else {
+			err = m.catchUp(ctx, log)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
 			log.Warn("vault maintenance", "err", err)
 		}
-		if !m.wait(ctx, t.C) {
+		if next = m.wait(ctx, t.C); next == roundNone {
 			return nil
 		}
 	}
 }
 
+// What wait asks Run to do next.
+const (
+	roundNone    = iota // ctx is done: stop
+	roundFull           // a whole Round
+	roundCatchUp        // take in a commit another process made (Vault.Refresh) only
+)
+
+// catchUp takes in at once a commit another process made, as the watcher saw the
+// branch move: a hand `git commit` leaves nothing in the working tree to settle, so
+// it waits for neither Settle nor the next round.
+func (m *Maintainer) catchUp(ctx context.Context, log *slog.Logger) error {
+	from := m.Vault.Head()
+	start := time.Now()
+	if err := m.Vault.Refresh(ctx); err != nil {
+		return err
+	}
+	// Refresh caught the index up unless a catch-up or rebuild held it; make sure.
+	if err := m.Vault.Index.CatchUp(ctx); err != nil {
+		return err
+	}
+	log.Debug("took in a moved branch", "from", from, "to", m.Vault.Head(), "took", time.Since(start))
+	return nil
+}
+
 // wait waits for the next round: the tick, or edits the watcher reports once
-// they may have rested Settle (m.wake). It returns false when ctx is done.
-func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) bool {
+// they may have rested Settle (m.wake), or — at once — the branch moved by
+// another process (roundCatchUp).
+func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) int {
 	var changed <-chan struct{}
 	if m.watcher != nil {
 		changed = m.watcher.Changed()
@@ -106,26 +138,33 @@ func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) bool {
 			timer = time.NewTimer(time.Until(m.wake))
 			due = timer.C
 		}
-		run, done := false, false
+		next := roundNone
 		select {
 		case <-ctx.Done():
-			done = true
+			return roundNone
 		case <-tick:
-			run = true
+			next = roundFull
 		case <-due:
-			run = true
+			next = roundFull
 		case <-changed:
-			if m.Settle <= 0 {
-				run = true
-			} else if m.wake.IsZero() { // an edit now rests Settle before it is committed
+			moved := m.watcher.TakeMoved()
+			switch {
+			case m.Settle <= 0:
+				next = roundFull
+			case moved:
+				next = roundCatchUp
+			}
+			// The same signal may carry working-tree edits too: they rest Settle
+			// before a round commits them (a spare wake finds nothing to do).
+			if m.Settle > 0 && m.wake.IsZero() {
 				m.wake = time.Now().Add(m.Settle)
 			}
 		}
 		if timer != nil {
 			timer.Stop()
 		}
-		if done || run {
-			return !done
+		if next != roundNone {
+			return next
 		}
 	}
 }
