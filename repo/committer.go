@@ -290,7 +290,7 @@ func (v *Vault) gather(first *request, last int) []*request {
 func (v *Vault) reloadIndex() {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean, v.idx)
 	if err != nil {
 		v.log.Error("reload git index", "err", err)
 		return
