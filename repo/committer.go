@@ -109,6 +109,14 @@ func (v *Vault) Refresh(ctx context.Context) error {
 	return err
 }
 
+// Behind reports whether the branch on disk is at another commit than the one the
+// vault's reads are served from: a commit another process made that Refresh has not
+// taken in yet. It reads the ref only (no lock, no queue): true when it cannot.
+func (v *Vault) Behind() bool {
+	tip, err := readRef(v.gitDir, v.branch)
+	return err != nil || tip != v.snap.Load().commit
+}
+
 // run is the committer: the only goroutine that writes objects, refs, the working
 // tree and git's index. It takes every request queued at the moment (group commit),
 // stages each as its own commit on top of the previous one, makes them all durable

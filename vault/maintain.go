@@ -108,18 +108,33 @@ const (
 
 // catchUp takes in at once a commit another process made, as the watcher saw the
 // branch move: a hand `git commit` leaves nothing in the working tree to settle, so
-// it waits for neither Settle nor the next round.
+// it waits for neither Settle nor the next round. A move by this process's own write
+// (the committer took it in and caught the index up) costs a read of the ref.
+//
+// Refresh runs only when the branch on disk is ahead of the vault's snapshot; it
+// queues behind a batch of writes being published, so after it the snapshot and the
+// index's catch-up from OnCommit are that batch's. The index is then caught up only
+// when it is still behind HEAD (its catch-up in OnCommit never waits: a rebuild or
+// another catch-up may have held it).
 func (m *Maintainer) catchUp(ctx context.Context, log *slog.Logger) error {
-	from := m.Vault.Head()
 	start := time.Now()
-	if err := m.Vault.Refresh(ctx); err != nil {
-		return err
+	from := m.Vault.Head()
+	if m.Vault.Behind() {
+		if err := m.Vault.Refresh(ctx); err != nil {
+			return err
+		}
 	}
-	// Refresh caught the index up unless a catch-up or rebuild held it; make sure.
+	head := m.Vault.Head()
+	if commit, _ := m.Vault.Index.Status(); commit == "" || commit == string(head) {
+		if head != from {
+			log.Debug("took in a moved branch", "from", from, "to", head, "took", time.Since(start))
+		}
+		return nil // at HEAD, or no index to catch up
+	}
 	if err := m.Vault.Index.CatchUp(ctx); err != nil {
 		return err
 	}
-	log.Debug("took in a moved branch", "from", from, "to", m.Vault.Head(), "took", time.Since(start))
+	log.Debug("took in a moved branch", "from", from, "to", head, "took", time.Since(start), "index_caught_up", true)
 	return nil
 }
 
