@@ -132,3 +132,34 @@ func TestWatcher_ReportsBranchMoves(t *testing.T) {
 	gitIn(t, v.dir, "update-ref", v.branch, head)
 	waitMoved(t, w)
 }
+
+// TestVault_Behind: the branch moved by the git CLI is Behind until Refresh takes
+// it in; a write of the vault's own never is.
+func TestVault_Behind(t *testing.T) {
+	ctx := context.Background()
+	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
+		Seed: map[string][]byte{"a.md": []byte("a\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Behind() {
+		t.Fatal("behind at the start")
+	}
+	gitIn(t, v.dir, "commit", "-q", "--allow-empty", "-m", "by hand")
+	if !v.Behind() {
+		t.Fatal("a hand commit is not behind")
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Behind() || string(v.Head()) != gitIn(t, v.dir, "rev-parse", "HEAD") {
+		t.Fatal("behind after Refresh")
+	}
+	if _, err := v.Apply(ctx, Tx{Author: Author{Name: "O", Email: "o@x"}, Op: OpWrite, Changes: []Change{{Kind: Put, Path: "b.md", Content: []byte("b\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v.Behind() {
+		t.Fatal("behind after the vault's own write")
+	}
+}
