@@ -109,6 +109,14 @@ func (v *Vault) Refresh(ctx context.Context) error {
 	return err
 }
 
+// Behind reports whether the branch on disk is at another commit than the one the
+// vault's reads are served from: a commit another process made that Refresh has not
+// taken in yet. It reads the ref only (no lock, no queue): true when it cannot.
+func (v *Vault) Behind() bool {
+	tip, err := readRef(v.gitDir, v.branch)
+	return err != nil || tip != v.snap.Load().commit
+}
+
 // run is the committer: the only goroutine that writes objects, refs, the working
 // tree and git's index. It takes every request queued at the moment (group commit),
 // stages each as its own commit on top of the previous one, makes them all durable
@@ -225,6 +233,7 @@ func (v *Vault) syncForeign() {
 		return
 	}
 	v.sawGit()
+	start := time.Now()
 	v.wtMu.Lock()
 	err = v.loadHead()
 	v.wtMu.Unlock()
@@ -232,10 +241,14 @@ func (v *Vault) syncForeign() {
 		v.log.Error("reload head", "err", err)
 		return
 	}
+	headAt := time.Now()
 	v.reloadIndex()
+	indexAt := time.Now()
 	if v.opts.OnCommit != nil {
 		v.opts.OnCommit(CommitID(tip.String()))
 	}
+	v.log.Debug("took in a foreign commit", "from", old, "to", tip, "head", headAt.Sub(start),
+		"git_index", indexAt.Sub(headAt), "on_commit", time.Since(indexAt))
 	if v.events.listening() {
 		v.events.add(pending{base: old, tip: tip})
 	}
@@ -285,7 +298,7 @@ func (v *Vault) gather(first *request, last int) []*request {
 func (v *Vault) reloadIndex() {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean, v.idx)
 	if err != nil {
 		v.log.Error("reload git index", "err", err)
 		return

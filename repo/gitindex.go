@@ -134,8 +134,10 @@ func (x *gitIndex) remove(name string) {
 
 // loadGitIndex reads .git/index: versions 2 and 3 itself (split or not), others
 // with go-git's decoder; a missing file gives an empty index. lean reads a split
-// index without decoding its shared index (leanindex.go).
-func loadGitIndex(gitDir string, lean bool) (*gitIndex, error) {
+// index without decoding its shared index (leanindex.go). prev, when not nil, is
+// the index loaded before, whose decoded shared index is taken again when the
+// split index still links to it (loadSplit).
+func loadGitIndex(gitDir string, lean bool, prev *gitIndex) (*gitIndex, error) {
 	x := &gitIndex{path: filepath.Join(gitDir, "index"), split: splitIndexEnabled(gitDir)}
 	// Stamped before it is read: a file git replaces in between then differs from
 	// the stamp (changedOnDisk), and is read again, instead of the other way round.
@@ -156,7 +158,11 @@ func loadGitIndex(gitDir string, lean bool) (*gitIndex, error) {
 	if err == nil && link != nil {
 		var shared *sharedIndex
 		var differ map[string]struct{}
-		entries, shared, differ, err = loadSplit(gitDir, entries, link)
+		var prevShared *sharedIndex
+		if prev != nil {
+			prevShared = prev.shared
+		}
+		entries, shared, differ, err = loadSplit(gitDir, entries, link, prevShared)
 		if err == nil && x.split {
 			x.shared, x.stale = shared, differ
 			x.shared.touched = time.Now().Add(-2 * time.Hour) // check it at the first write

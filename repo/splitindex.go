@@ -394,31 +394,28 @@ func entryShape(b []byte, off int, ver uint32) (hdr, nl int, err error) {
 }
 
 // loadSplit merges a split index's entries with its shared index, as git does, and
-// returns the entries, the shared index and the names that differ from it.
-func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *sharedIndex, map[string]struct{}, error) {
+// returns the entries, the shared index and the names that differ from it. prev,
+// when not nil, is the shared index loaded or written before: when .git/index still
+// links to it (a shared index file never changes: it is named by its checksum),
+// its decoded entries are taken again instead of reading and decoding the file —
+// after a hand commit only the small split part is new.
+func loadSplit(gitDir string, split []idxEntry, link []byte, prev *sharedIndex) ([]idxEntry, *sharedIndex, map[string]struct{}, error) {
 	if len(link) < 20 {
 		return nil, nil, nil, fmt.Errorf("link extension too short")
 	}
 	var id hash
 	copy(id[:], link[:20])
-	b, err := os.ReadFile(sharedIndexPath(gitDir, id))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if !bytes.Equal(b[max(0, len(b)-20):], id[:]) {
-		return nil, nil, nil, fmt.Errorf("shared index %s: checksum mismatch", id)
-	}
-	base, blink, err := decodeIndex(b)
-	if err != nil || blink != nil {
-		return nil, nil, nil, fmt.Errorf("shared index %s: %v", id, err)
-	}
-	for i := range base {
-		if base[i].stage != 0 {
-			// Norn keeps stage 0 only; it cannot write against this base.
-			return nil, nil, nil, fmt.Errorf("shared index %s has unmerged entries", id)
+	var base []idxEntry
+	if prev != nil && prev.id == id && prev.view == nil && prev.entries != nil {
+		base = prev.entries // never changed in place: a copy is merged below
+	} else {
+		var err error
+		if base, err = readShared(gitDir, id); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	var del, rep []uint32
+	var err error
 	if rest := link[20:]; len(rest) > 0 {
 		var n int
 		if del, n, err = readEWAH(rest, len(base)); err == nil {
@@ -464,6 +461,28 @@ func loadSplit(gitDir string, split []idxEntry, link []byte) ([]idxEntry, *share
 		differ[e.name] = struct{}{}
 	}
 	return out, &sharedIndex{id: id, entries: base}, differ, nil
+}
+
+// readShared reads and decodes the shared index id.
+func readShared(gitDir string, id hash) ([]idxEntry, error) {
+	b, err := os.ReadFile(sharedIndexPath(gitDir, id))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(b[max(0, len(b)-20):], id[:]) {
+		return nil, fmt.Errorf("shared index %s: checksum mismatch", id)
+	}
+	base, blink, err := decodeIndex(b)
+	if err != nil || blink != nil {
+		return nil, fmt.Errorf("shared index %s: %v", id, err)
+	}
+	for i := range base {
+		if base[i].stage != 0 {
+			// Norn keeps stage 0 only; it cannot write against this base.
+			return nil, fmt.Errorf("shared index %s has unmerged entries", id)
+		}
+	}
+	return base, nil
 }
 
 // EWAH bitmaps as git stores them (ewah/ewah_io.c): the bit count, the number of

@@ -5,8 +5,11 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -164,4 +167,66 @@ func TestGitIndex_SplitDiffIncremental(t *testing.T) {
 			t.Fatalf("step %d: incremental split index (%d bytes) differs from scratch (%d bytes)", step, len(got), len(want))
 		}
 	}
+}
+
+// TestLoadGitIndex_KeepsSharedIndex: reloading .git/index after git changed only
+// its split part (git add, as a hand commit does) takes the decoded shared index
+// of the previous load again instead of decoding its file, and gives what a load
+// from scratch gives; once git writes a new shared index, that one is read.
+func TestLoadGitIndex_KeepsSharedIndex(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	for i := range 40 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), []byte(fmt.Sprintf("note %d\n", i)), 0o644)
+	}
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "update-index", "--split-index")
+	gitIn(t, dir, "commit", "-q", "-m", "start")
+	gitDir := filepath.Join(dir, ".git")
+	same := func(step string, got *gitIndex) {
+		t.Helper()
+		want, err := loadGitIndex(gitDir, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.entries, want.entries) || !maps.Equal(got.stale, want.stale) || got.shared.id != want.shared.id {
+			t.Fatalf("%s: the reload differs from a load from scratch", step)
+		}
+	}
+	first, err := loadGitIndex(gitDir, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.shared == nil || len(first.shared.entries) != 40 {
+		t.Fatalf("no split index with 40 shared entries: %+v", first.shared)
+	}
+
+	os.WriteFile(filepath.Join(dir, "n03.md"), []byte("changed by hand\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte("new by hand\n"), 0o644)
+	gitIn(t, dir, "add", "n03.md", "new.md")
+	gitIn(t, dir, "rm", "-q", "n07.md")
+	gitIn(t, dir, "commit", "-q", "-m", "by hand")
+	again, err := loadGitIndex(gitDir, false, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.shared.id != first.shared.id || &again.shared.entries[0] != &first.shared.entries[0] {
+		t.Fatal("the shared index, unchanged, was decoded again")
+	}
+	same("split part changed", again)
+	if _, ok := again.find("n07.md"); ok {
+		t.Fatal("n07.md, removed by git rm, is in the reloaded index")
+	}
+
+	gitIn(t, dir, "-c", "splitIndex.maxPercentChange=0", "add", "-A")
+	os.WriteFile(filepath.Join(dir, "n05.md"), []byte("changed again\n"), 0o644)
+	gitIn(t, dir, "-c", "splitIndex.maxPercentChange=0", "add", "n05.md")
+	third, err := loadGitIndex(gitDir, false, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.shared.id == again.shared.id {
+		t.Fatal("git wrote no new shared index: the test proves nothing")
+	}
+	same("new shared index", third)
 }

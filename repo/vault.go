@@ -281,7 +281,7 @@ func (v *Vault) load(ctx context.Context) error {
 	if err := v.loadHead(); err != nil {
 		return err
 	}
-	idx, err := loadGitIndex(v.gitDir, v.opts.Lean)
+	idx, err := loadGitIndex(v.gitDir, v.opts.Lean, nil)
 	if err != nil {
 		return err
 	}

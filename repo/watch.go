@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,12 @@ type Watcher struct {
 	paths   map[string]struct{}
 	full    bool
 	polling bool
+	// moved is set when the branch's ref, HEAD or packed-refs changed on disk
+	// (a commit another process made); TakeMoved clears it.
+	moved bool
+	// refDirs are the git folders watched for ref changes (gitDir, and the
+	// folder of the branch's ref file), absolute.
+	refDirs []string
 	// dirs are the folders watched (only the watcher's goroutine, and Watch
 	// before it starts, change it).
 	dirs map[string]struct{}
@@ -69,8 +76,53 @@ func (v *Vault) Watch(opts WatchOptions) *Watcher {
 	}
 	w.fsw = fsw
 	w.addTree("")
+	w.addRefs()
 	go w.run()
 	return w
+}
+
+// addRefs watches the git directory (HEAD, packed-refs) and the folder of the
+// branch's ref file, so that a commit made by another process (the git CLI, a
+// `norn` command) is reported at once (TakeMoved) instead of at the next round.
+// A folder that cannot be watched is only logged: rounds still take such commits
+// in.
+func (w *Watcher) addRefs() {
+	ref := filepath.Join(w.v.gitDir, filepath.FromSlash(w.v.branch))
+	for _, d := range []string{w.v.gitDir, filepath.Dir(ref)} {
+		if err := w.fsw.Add(d); err != nil {
+			w.log.Debug("cannot watch git's refs: commits by other processes wait for the next round", "dir", d, "err", err)
+			continue
+		}
+		w.refDirs = append(w.refDirs, d)
+	}
+}
+
+// refEvent reports whether name (absolute) is in one of the git folders watched
+// for refs, and records when it is the branch's ref, HEAD or packed-refs
+// moving (a lock file's name is not: git renames it onto the ref when done).
+func (w *Watcher) refEvent(name string) bool {
+	dir := filepath.Dir(name)
+	if !slices.Contains(w.refDirs, dir) {
+		return false
+	}
+	if name == filepath.Join(w.v.gitDir, filepath.FromSlash(w.v.branch)) ||
+		(dir == w.v.gitDir && (filepath.Base(name) == "HEAD" || filepath.Base(name) == "packed-refs")) {
+		w.mu.Lock()
+		w.moved = true
+		w.mu.Unlock()
+		w.signal()
+	}
+	return true
+}
+
+// TakeMoved reports whether the branch's ref, HEAD or packed-refs changed on
+// disk since the last TakeMoved (a commit to take in with Refresh), and forgets it.
+func (w *Watcher) TakeMoved() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.moved
+	w.moved = false
+	return m
 }
 
 // Changed is signalled when something changed since the last Take.
@@ -133,6 +185,9 @@ func (w *Watcher) run() {
 
 // event records the path of one file event, and watches a new folder.
 func (w *Watcher) event(ev fsnotify.Event) {
+	if w.refEvent(ev.Name) {
+		return
+	}
 	rel, err := filepath.Rel(w.v.dir, ev.Name)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return

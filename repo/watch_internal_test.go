@@ -76,3 +76,90 @@ func TestWatcher_OverflowScansAll(t *testing.T) {
 		t.Fatalf("HEAD:d/a.md = %q", got)
 	}
 }
+
+// waitMoved waits until w reports the branch moved.
+func waitMoved(t *testing.T, w *Watcher) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !w.TakeMoved() {
+		select {
+		case <-w.Changed():
+		case <-deadline:
+			t.Fatal("the watcher never reported the branch moving")
+		}
+	}
+}
+
+// TestWatcher_ReportsBranchMoves: a commit the git CLI makes (nothing in the
+// working tree: an empty commit), and a branch moved by git update-ref, are
+// reported by TakeMoved; git's own files changing without the branch moving (git
+// add rewriting .git/index) are not, and never show as working-tree paths. The
+// watcher's events arrive in order, so a working-tree edit after git add is the
+// mark that git add's events were all seen.
+func TestWatcher_ReportsBranchMoves(t *testing.T) {
+	ctx := context.Background()
+	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
+		Seed: map[string][]byte{"a.md": []byte("a\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	w := v.Watch(WatchOptions{})
+	defer w.Close()
+	w.Take() // the start's full scan
+	if w.TakeMoved() {
+		t.Fatal("moved before anything happened")
+	}
+
+	os.WriteFile(filepath.Join(v.dir, "a.md"), []byte("a, staged\n"), 0o644)
+	gitIn(t, v.dir, "add", "a.md")
+	os.WriteFile(filepath.Join(v.dir, "mark.md"), []byte("mark\n"), 0o644)
+	s := takeUntil(t, w, "mark.md")
+	for _, p := range s.Paths {
+		if p == ".git" || len(p) > 5 && p[:5] == ".git/" {
+			t.Fatalf("Take %+v names git's own files", s)
+		}
+	}
+	if w.TakeMoved() {
+		t.Fatal("git add reported as the branch moving")
+	}
+
+	gitIn(t, v.dir, "commit", "-q", "-m", "by hand")
+	waitMoved(t, w)
+	head := gitIn(t, v.dir, "rev-parse", "HEAD")
+
+	gitIn(t, v.dir, "commit", "-q", "--allow-empty", "-m", "empty, by hand")
+	gitIn(t, v.dir, "update-ref", v.branch, head)
+	waitMoved(t, w)
+}
+
+// TestVault_Behind: the branch moved by the git CLI is Behind until Refresh takes
+// it in; a write of the vault's own never is.
+func TestVault_Behind(t *testing.T) {
+	ctx := context.Background()
+	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
+		Seed: map[string][]byte{"a.md": []byte("a\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Behind() {
+		t.Fatal("behind at the start")
+	}
+	gitIn(t, v.dir, "commit", "-q", "--allow-empty", "-m", "by hand")
+	if !v.Behind() {
+		t.Fatal("a hand commit is not behind")
+	}
+	if err := v.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v.Behind() || string(v.Head()) != gitIn(t, v.dir, "rev-parse", "HEAD") {
+		t.Fatal("behind after Refresh")
+	}
+	if _, err := v.Apply(ctx, Tx{Author: Author{Name: "O", Email: "o@x"}, Op: OpWrite, Changes: []Change{{Kind: Put, Path: "b.md", Content: []byte("b\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v.Behind() {
+		t.Fatal("behind after the vault's own write")
+	}
+}

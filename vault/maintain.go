@@ -82,19 +82,66 @@ func (m *Maintainer) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	next := roundFull
 	for {
-		if err := m.Round(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		var err error
+		if next == roundFull {
+			err = m.Round(ctx)
+		} else {
+			err = m.catchUp(ctx, log)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
 			log.Warn("vault maintenance", "err", err)
 		}
-		if !m.wait(ctx, t.C) {
+		if next = m.wait(ctx, t.C); next == roundNone {
 			return nil
 		}
 	}
 }
 
+// What wait asks Run to do next.
+const (
+	roundNone    = iota // ctx is done: stop
+	roundFull           // a whole Round
+	roundCatchUp        // take in a commit another process made (Vault.Refresh) only
+)
+
+// catchUp takes in at once a commit another process made, as the watcher saw the
+// branch move: a hand `git commit` leaves nothing in the working tree to settle, so
+// it waits for neither Settle nor the next round. A move by this process's own write
+// (the committer took it in and caught the index up) costs a read of the ref.
+//
+// Refresh runs only when the branch on disk is ahead of the vault's snapshot; it
+// queues behind a batch of writes being published, so after it the snapshot and the
+// index's catch-up from OnCommit are that batch's. The index is then caught up only
+// when it is still behind HEAD (its catch-up in OnCommit never waits: a rebuild or
+// another catch-up may have held it).
+func (m *Maintainer) catchUp(ctx context.Context, log *slog.Logger) error {
+	start := time.Now()
+	from := m.Vault.Head()
+	if m.Vault.Behind() {
+		if err := m.Vault.Refresh(ctx); err != nil {
+			return err
+		}
+	}
+	head := m.Vault.Head()
+	if commit, _ := m.Vault.Index.Status(); commit == "" || commit == string(head) {
+		if head != from {
+			log.Debug("took in a moved branch", "from", from, "to", head, "took", time.Since(start))
+		}
+		return nil // at HEAD, or no index to catch up
+	}
+	if err := m.Vault.Index.CatchUp(ctx); err != nil {
+		return err
+	}
+	log.Debug("took in a moved branch", "from", from, "to", head, "took", time.Since(start), "index_caught_up", true)
+	return nil
+}
+
 // wait waits for the next round: the tick, or edits the watcher reports once
-// they may have rested Settle (m.wake). It returns false when ctx is done.
-func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) bool {
+// they may have rested Settle (m.wake), or — at once — the branch moved by
+// another process (roundCatchUp).
+func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) int {
 	var changed <-chan struct{}
 	if m.watcher != nil {
 		changed = m.watcher.Changed()
@@ -106,26 +153,33 @@ func (m *Maintainer) wait(ctx context.Context, tick <-chan time.Time) bool {
 			timer = time.NewTimer(time.Until(m.wake))
 			due = timer.C
 		}
-		run, done := false, false
+		next := roundNone
 		select {
 		case <-ctx.Done():
-			done = true
+			return roundNone
 		case <-tick:
-			run = true
+			next = roundFull
 		case <-due:
-			run = true
+			next = roundFull
 		case <-changed:
-			if m.Settle <= 0 {
-				run = true
-			} else if m.wake.IsZero() { // an edit now rests Settle before it is committed
+			moved := m.watcher.TakeMoved()
+			switch {
+			case m.Settle <= 0:
+				next = roundFull
+			case moved:
+				next = roundCatchUp
+			}
+			// The same signal may carry working-tree edits too: they rest Settle
+			// before a round commits them (a spare wake finds nothing to do).
+			if m.Settle > 0 && m.wake.IsZero() {
 				m.wake = time.Now().Add(m.Settle)
 			}
 		}
 		if timer != nil {
 			timer.Stop()
 		}
-		if done || run {
-			return !done
+		if next != roundNone {
+			return next
 		}
 	}
 }

@@ -208,3 +208,52 @@ func TestMaintainer_WatchFollowsGitignore(t *testing.T) {
 	handEdit(t, v, "sub/hidden/a.md", "edited in the folder now watched\n")
 	waitHead(t, v, "sub/hidden/a.md", "edited in the folder now watched\n")
 }
+
+// TestMaintainer_WatchTakesInHandCommitAtOnce: a commit made with the git CLI is
+// taken in — HEAD, and the search index through it — as soon as the watcher sees
+// the branch move, without waiting for Settle or the next round (both an hour
+// here: before, it waited for them). The first hand commit is the mark that the
+// maintainer's first round is done (taken in by that round or by the watcher);
+// the second lands after it, so only the watcher can bring it in.
+func TestMaintainer_WatchTakesInHandCommitAtOnce(t *testing.T) {
+	v, s := openVault(t)
+	sv := assembled(t, v, s)
+	m := &vault.Maintainer{Vault: sv, Logger: slog.New(slog.NewTextHandler(&logs{}, nil)), Every: time.Hour,
+		Rescan: time.Hour, Settle: time.Hour, Watch: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	git := func(args ...string) string {
+		return strings.TrimSpace(gitIn(t, v.Dir(), append([]string{"-c", "user.name=T", "-c", "user.email=t@x"}, args...)...))
+	}
+	indexed := func(head string) func() bool {
+		return func() bool { c, _ := sv.Index.Status(); return c == head }
+	}
+	for i, word := range []string{"quokka", "axolotl"} {
+		p := "hand" + strconv.Itoa(i) + ".md"
+		handEdit(t, v, p, "---\ntitle: Hand "+word+"\n---\n# Hand\nA note about the "+word+".\n")
+		git("add", p)
+		git("commit", "-q", "-m", "by hand: "+word)
+		head := git("rev-parse", "HEAD")
+		waitFor(t, "the index at the hand commit "+head, indexed(head))
+		if got := string(v.Head()); got != head {
+			t.Fatalf("vault HEAD %s, git's %s", got, head)
+		}
+		r, err := sv.Index.Search(context.Background(), vault.SearchRequest{Query: word, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Hits) != 1 || string(r.Hits[0].Path) != p {
+			t.Fatalf("search %q after the hand commit: %+v", word, r.Hits)
+		}
+	}
+	if st := git("status", "--porcelain"); st != "" {
+		t.Fatalf("git status after the hand commits: %q", st)
+	}
+}

@@ -115,6 +115,10 @@ func (v *Vault) Watch(opts repo.WatchOptions) *repo.Watcher { return v.repo.Watc
 // Refresh catches the vault up with commits another process made.
 func (v *Vault) Refresh(ctx context.Context) error { return v.repo.Refresh(ctx) }
 
+// Behind reports a commit another process made that Refresh has not taken in yet
+// (repo.Vault.Behind).
+func (v *Vault) Behind() bool { return v.repo.Behind() }
+
 // Busy reports git working in the working tree (repo.Vault.Busy).
 func (v *Vault) Busy() error { return v.repo.Busy() }
 
