@@ -97,13 +97,7 @@ func waitMoved(t *testing.T, w *Watcher) {
 // watcher's events arrive in order, so a working-tree edit after git add is the
 // mark that git add's events were all seen.
 func TestWatcher_ReportsBranchMoves(t *testing.T) {
-	ctx := context.Background()
-	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
-		Seed: map[string][]byte{"a.md": []byte("a\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := seededVault(t)
 	w := v.Watch(WatchOptions{})
 	defer w.Close()
 	w.Take() // the start's full scan
@@ -137,12 +131,7 @@ func TestWatcher_ReportsBranchMoves(t *testing.T) {
 // it in; a write of the vault's own never is.
 func TestVault_Behind(t *testing.T) {
 	ctx := context.Background()
-	v, _, err := Init(ctx, t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
-		Seed: map[string][]byte{"a.md": []byte("a\n")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := seededVault(t)
 	if v.Behind() {
 		t.Fatal("behind at the start")
 	}
@@ -162,4 +151,16 @@ func TestVault_Behind(t *testing.T) {
 	if v.Behind() {
 		t.Fatal("behind after the vault's own write")
 	}
+}
+
+// seededVault is a new vault holding a.md, closed when the test ends.
+func seededVault(t *testing.T) *Vault {
+	t.Helper()
+	v, _, err := Init(context.Background(), t.TempDir(), InitOptions{Options: Options{Owner: Author{Name: "O", Email: "o@x"}},
+		Seed: map[string][]byte{"a.md": []byte("a\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
 }

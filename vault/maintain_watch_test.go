@@ -46,15 +46,7 @@ func watching(t *testing.T, settle time.Duration, opts repo.WatchOptions, every 
 	var l logs
 	m := &vault.Maintainer{Vault: assembled(t, v, s), Logger: slog.New(slog.NewTextHandler(&l, nil)), Every: every,
 		Rescan: time.Hour, Settle: settle, Watch: true, WatchOptions: opts}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	runMaintainer(t, m)
 	handEdit(t, v, "start.md", "the first round is done\n")
 	waitHead(t, v, "start.md", "the first round is done\n")
 	return v, &l
@@ -220,15 +212,7 @@ func TestMaintainer_WatchTakesInHandCommitAtOnce(t *testing.T) {
 	sv := assembled(t, v, s)
 	m := &vault.Maintainer{Vault: sv, Logger: slog.New(slog.NewTextHandler(&logs{}, nil)), Every: time.Hour,
 		Rescan: time.Hour, Settle: time.Hour, Watch: true}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	runMaintainer(t, m)
 	git := func(args ...string) string {
 		return strings.TrimSpace(gitIn(t, v.Dir(), append([]string{"-c", "user.name=T", "-c", "user.email=t@x"}, args...)...))
 	}
@@ -256,4 +240,19 @@ func TestMaintainer_WatchTakesInHandCommitAtOnce(t *testing.T) {
 	if st := git("status", "--porcelain"); st != "" {
 		t.Fatalf("git status after the hand commits: %q", st)
 	}
+}
+
+// runMaintainer runs m until the test ends, and fails the test if it ends with
+// an error.
+func runMaintainer(t *testing.T, m *vault.Maintainer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
 }
